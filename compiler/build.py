@@ -1,0 +1,324 @@
+"""The compiler's driver: run the passes over one file and assemble the runtime Rulebook."""
+
+from __future__ import annotations
+
+import weakref
+from decimal import Decimal
+from typing import Any
+
+from rulecraft.dsl import syntax as s
+from rulecraft.dsl.parser import parse
+from rulecraft.runtime.combatants import CombatantModel, Field, ValueType
+from rulecraft.runtime.errors import CycleError, RulecraftErrors, RuleTypeError, Span
+from rulecraft.runtime.helpers import make_helpers, pair_combiner
+from rulecraft.runtime.procedures import Procedure, Step
+from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
+
+from .cells import number
+from .codegen import Writer, fast_check
+from .order import names_used, order
+from .scope import FormulaInfo, Scope
+from .tables import PendingCell, TableBuilder
+from .types import ANY, T, Domain
+
+
+# What `rulecraft eval` needs to compile one more expression against a compiled rulebook.
+COMPILED: weakref.WeakKeyDictionary[Rulebook, tuple[Scope, dict[str, Any]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def compile_file(source: str, filename: str) -> Rulebook:
+    """Parse, check and compile one rule file; every error is reported together."""
+    tree = parse(source, filename)
+    compiler = _Compiler(tree)
+    rulebook = compiler.build()
+    COMPILED[rulebook] = (compiler.scope, compiler.namespace)
+    return rulebook
+
+
+class _Compiler:
+    def __init__(self, tree: s.File) -> None:
+        self.tree = tree
+        self.scope = Scope(tree.filename, tree.source)
+        self.writer = Writer(self.scope)
+        self.pending: list[PendingCell] = []
+
+    def fail_if_errors(self) -> None:
+        if self.scope.errors:
+            errors = sorted(self.scope.errors, key=lambda e: (e.line or 0, e.column or 0))
+            unique = list({(str(e)): e for e in errors}.values())
+            raise RulecraftErrors(unique)
+
+    def build(self) -> Rulebook:
+        decls = self.tree.declarations
+        header = self._header(decls)
+        self._names(decls)
+        self._enums(decls)
+        tables = self._tables(decls)
+        formula_order = self._formula_order()
+        self.fail_if_errors()
+        formulas = self._formulas(formula_order)
+        model_fields = self._combatant()
+        cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
+        procedures = self._procedures(decls)
+        self.fail_if_errors()
+        namespace = self._execute()
+        for (name, params), pending in zip(cells, self.pending):
+            pending.cell.params = params
+            pending.cell._fn = _keywords(namespace[name], params)
+        for formula in formulas.values():
+            formula.fn = namespace[formula.name]
+            formula.inner = namespace[f"f_{formula.name}"]
+        combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
+                     for f in model_fields if f.combine}
+        model = None
+        if self.scope.combatant is not None:
+            decl = self.scope.combatant
+            model = CombatantModel(decl.name, decl.title or decl.name, tuple(model_fields),
+                                   decl.span, decl.comments, self.tree.source, namespace["derive"],
+                                   combiners)
+        for proc in procedures.values():
+            proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
+            proc.combiners = combiners
+        name, title, meta, comments = header
+        return Rulebook(name, title, meta,
+                        {n: Enum(n, d.name, d.members) for n, d in self.scope.enums.items()},
+                        tables, formulas, procedures, model, self.tree.filename, self.tree.source,
+                        comments + self.tree.trailing_comments, self.python)
+
+    # -- passes ----------------------------------------------------------------------------
+    def _header(self, decls: tuple[Any, ...]) -> tuple[str, str, dict[str, str], tuple[str, ...]]:
+        headers = [d for d in decls if isinstance(d, s.RulebookDecl)]
+        if not headers:
+            self.scope.error(RuleTypeError, "a rule file starts with `rulebook NAME \"Title\"`",
+                             Span(self.tree.filename, 1, 1))
+            return "unnamed", "unnamed", {}, ()
+        for extra in headers[1:]:
+            self.scope.error(RuleTypeError, "only one `rulebook` line per file", extra.span)
+        h = headers[0]
+        return h.name, h.title or h.name, {m.key: m.value for m in h.meta}, h.comments
+
+    def _names(self, decls: tuple[Any, ...]) -> None:
+        seen: dict[str, Any] = {}
+        for d in decls:
+            if isinstance(d, s.RulebookDecl):
+                continue
+            if d.name in seen:
+                self.scope.error(RuleTypeError, f"{d.name} is defined twice (first at line "
+                                 f"{seen[d.name].span.line})", d.span)
+                continue
+            seen[d.name] = d
+            if isinstance(d, s.CombatantDecl):
+                if self.scope.combatant is not None:
+                    self.scope.error(RuleTypeError, "one combatant model per rulebook", d.span)
+                self.scope.combatant = d
+            elif isinstance(d, s.ProcedureDecl):
+                self.scope.procedures[d.name] = d
+
+    def _enums(self, decls: tuple[Any, ...]) -> None:
+        for d in decls:
+            if isinstance(d, s.EnumDecl):
+                members = [m.name for m in d.members]
+                for i, m in enumerate(d.members):
+                    if m.name in members[:i]:
+                        self.scope.error(RuleTypeError, f"{m.name!r} is listed twice", m.span)
+                self.scope.enums[d.name] = Domain(d.name, tuple(dict.fromkeys(members)))
+
+    def _tables(self, decls: tuple[Any, ...]) -> dict[str, Any]:
+        out = {}
+        for d in decls:
+            if isinstance(d, s.TableDecl):
+                builder = TableBuilder(self.scope, d)
+                info = builder.build()
+                self.pending.extend(builder.pending)
+                if info is not None:
+                    self.scope.tables[d.name] = info
+                    out[d.name] = info.runtime
+        return out
+
+    def _formula_order(self) -> list[str]:
+        decls = {d.name: d for d in self.tree.declarations if isinstance(d, s.FormulaDecl)}
+        for name, d in decls.items():
+            params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
+            self.scope.formulas[name] = FormulaInfo(d, params)
+        depends = {n: [(u, node) for u, node in names_used(d.body) if u in decls]
+                   for n, d in decls.items()}
+        ordered, cycles = order(depends)
+        for cycle in cycles:
+            first = decls[cycle[0]]
+            self.scope.error(CycleError, "these formulas depend on each other in a circle: "
+                             + " → ".join(cycle), first.span)
+        return ordered
+
+    def _formulas(self, ordered: list[str]) -> dict[str, Formula]:
+        out: dict[str, Formula] = {}
+        for name in ordered:
+            info = self.scope.formulas[name]
+            info.result = self.writer.formula(info.decl, info.params)
+        for name in [d.name for d in self.tree.declarations if isinstance(d, s.FormulaDecl)]:
+            info = self.scope.formulas[name]
+            params = tuple(self._param(p) for p in info.decl.params)
+            checks = [(p.name, self._fast_check(p), self.scope.constant("PARAM_", p))
+                      for p in params]
+            self.writer.public_formula(info.decl, checks)
+            out[name] = Formula(name, info.decl.title or name, params,
+                                self.writer.text(info.decl.body.span), info.decl.span,
+                                info.decl.comments, self.tree.source)
+        return out
+
+    def _fast_check(self, p: Param) -> str:
+        vt = p.type
+        if vt.kind in ("integer", "number"):
+            t = T("int") if vt.kind == "integer" else T("num")
+            low = vt.low if vt.low is None or isinstance(vt.low, int) else \
+                self.scope.constant("C", vt.low)
+            high = vt.high if vt.high is None or isinstance(vt.high, int) else \
+                self.scope.constant("C", vt.high)
+            return fast_check(p.name, t, low, high, None)
+        if vt.kind == "enum" and vt.members is not None:
+            return fast_check(p.name, ANY, None, None,
+                              self.scope.constant("MEMBERS_", frozenset(vt.members)))
+        return "False"
+
+    def _param(self, p: s.Param) -> Param:
+        vt = self.value_type(p.type)
+        if p.default is not None:
+            return Param(p.name, vt, p.span, _literal(p.default), True)
+        return Param(p.name, vt, p.span)
+
+    def value_type(self, node: s.TypeExpr | None) -> ValueType:
+        """A declared type as the runtime's ValueType (ranges and members for checking calls)."""
+        if node is None:
+            return ValueType("any", "any")
+        text = self.writer.text(node.span)
+        if isinstance(node, s.RangeType):
+            low, high = number(node.low), number(node.high)
+            kind = "integer" if isinstance(low, int) and isinstance(high, int) else "number"
+            return ValueType(kind, text, low, high)
+        if isinstance(node, s.MapType):
+            return ValueType("map", text, key=self.value_type(node.key),
+                             item=self.value_type(node.item))
+        if isinstance(node, s.ListType):
+            return ValueType("list", text, item=self.value_type(node.item))
+        t = self.scope.resolve_type(node)
+        if t.kind == "name" and t.domain is not None:
+            return ValueType("enum", node.name, members=t.domain.members)
+        kinds = {"int": "integer", "num": "number", "bool": "bool", "dice": "dice",
+                 "name": "name", "combatant": "combatant"}
+        return ValueType(kinds.get(t.kind, "any"), node.name)
+
+    def _combatant(self) -> list[Field]:
+        decl = self.scope.combatant
+        if decl is None:
+            self.writer.line(0, "def derive(v):\n    return v\n")
+            return []
+        env = {}
+        fields: list[Field] = []
+        for f in decl.fields:
+            if f.role == "derived":
+                continue
+            t = self.scope.resolve_type(f.type)
+            env[f.name] = (f"v[{f.name!r}]", t)
+            self.scope.combatant_fields[f.name] = t
+        derived = {f.name: f for f in decl.fields if f.role == "derived"}
+        depends = {n: [(u, node) for u, node in names_used(f.value, calls=False) if u in derived]
+                   for n, f in derived.items()}
+        ordered, cycles = order(depends)
+        for cycle in cycles:
+            self.scope.error(CycleError, "these derived figures depend on each other in a "
+                             "circle: " + " → ".join(cycle), derived[cycle[0]].span)
+        for f in derived.values():
+            self.scope.combatant_fields.setdefault(f.name, ANY)
+        self.writer.derive([derived[n] for n in ordered], env)
+        for f in decl.fields:
+            text = self.writer.text(f.span)
+            if f.role == "derived":
+                fields.append(Field(f.name, "derived", None, text, f.span, f.comments))
+                continue
+            vt = self.value_type(f.type)
+            if f.combined_by is not None:
+                self._check_combiner(f)
+            has_default, default = f.value is not None, _literal(f.value)
+            if not has_default and vt.kind in ("map", "list"):
+                has_default, default = True, ({} if vt.kind == "map" else ())
+            fields.append(Field(f.name, f.role, vt, text, f.span, f.comments, default,
+                                has_default, f.combined_by))
+        return fields
+
+    def _check_combiner(self, f: s.FieldDecl) -> None:
+        info = self.scope.tables.get(f.combined_by or "")
+        if info is None:
+            self.scope.unknown("table", f.combined_by or "", f.span, list(self.scope.tables))
+        elif len(info.key_types) != 2:
+            self.scope.error(RuleTypeError, f"combined by {f.combined_by}: the table needs two "
+                             "keys (held, new)", f.span)
+
+    def _procedures(self, decls: tuple[Any, ...]) -> dict[str, Procedure]:
+        out = {}
+        for d in decls:
+            if not isinstance(d, s.ProcedureDecl):
+                continue
+            params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
+            choices = self.writer.procedure(d, params)
+            out[d.name] = Procedure(d.name, d.title or d.name,
+                                    tuple(self._param(p) for p in d.params),
+                                    tuple(self._step(st) for st in d.steps), d.span, d.comments,
+                                    tuple(dict.fromkeys(choices)), self.tree.source)
+        return out
+
+    def _step(self, node: Any) -> Step:
+        kind = type(node).__name__.replace("Step", "").lower()
+        blocks: tuple[tuple[str, tuple[Step, ...]], ...] = ()
+        if isinstance(node, s.IfStep):
+            blocks = tuple((self.writer.text(b.test.span), tuple(self._step(x) for x in b.body))
+                           for b in node.branches)
+            if node.otherwise is not None:
+                blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
+        text = self.writer.text(node.span).split("\n")[0]
+        return Step(kind, text, node.span, node.comments, blocks)
+
+    def _execute(self) -> dict[str, Any]:
+        header = (f"# Generated by rulecraft from {self.tree.filename}; edit the rule file, "
+                  "not this code.\n")
+        self.python = header + "\n".join(self.writer.lines)
+        namespace: dict[str, Any] = dict(make_helpers(self.tree.source))
+        namespace.update(self.scope.constants)
+        code = compile(self.python, f"<rulecraft: {self.tree.filename}>", "exec")
+        exec(code, namespace)  # generated from the checked tree only: no rule text runs as code
+        self.namespace = namespace
+        return namespace
+
+
+def _literal(node: s.Expr | None) -> Any:
+    """A default value written as a literal (`0`, `"Sword"`, `[]`, `none`)."""
+    if node is None:
+        return None
+    if isinstance(node, s.Number):
+        return number(node.text)
+    if isinstance(node, s.String):
+        return node.value
+    if isinstance(node, s.Constant):
+        return node.value
+    if isinstance(node, s.ListLit):
+        return tuple(_literal(i) for i in node.items)
+    if isinstance(node, s.Unary) and node.op == "-" and isinstance(node.operand, s.Number):
+        value = number(node.operand.text)
+        return -value
+    return None
+
+
+def _keywords(fn: Any, given: tuple[str, ...]) -> Any:
+    def call(**kw: Any) -> Any:
+        return fn(*(kw[g] for g in given))
+
+    return call
+
+
+def _procedure_entry(fn: Any, names: list[str]) -> Any:
+    def run(ctx: Any, **args: Any) -> Any:
+        return fn(ctx, *(args[n] for n in names))
+
+    return run
+
+
+__all__ = ["compile_file", "Decimal"]

@@ -1,0 +1,272 @@
+"""Back end 1: write readable Python for formulas, derived figures, procedures and cells."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import RuleTypeError, Span
+
+from .expressions import Emitter, Env
+from .order import names_used
+from .scope import Scope
+from .types import ANY, INT, NUM, T, accepts, join
+
+
+class Writer:
+    """Accumulates generated source; every statement is preceded by the rule line it comes from."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.emit = Emitter(scope)
+        self.lines: list[str] = []
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def origin(self, depth: int, span: Span) -> None:
+        text = self.text(span).split("\n")[0].strip()
+        if len(text) > 80:
+            text = text[:77] + "..."
+        self.line(depth, f"# {span.filename}:{span.line}: {text}")
+
+    def text(self, span: Span) -> str:
+        """The rule text a span covers, as the author wrote it."""
+        return self.scope.source[span.start:span.end].strip()
+
+    # -- formulas --------------------------------------------------------------------------
+    def formula(self, decl: s.FormulaDecl, params: list[tuple[str, T]]) -> T:
+        env: Env = {name: (f"v_{name}", t) for name, t in params}
+        code, result = self.emit.expr(decl.body, env)
+        args = ", ".join(f"v_{name}" for name, _ in params)
+        self.line(0, f"def f_{decl.name}({args}):")
+        self.origin(1, decl.span)
+        self.line(1, f"return {code}")
+        self.line(0, "")
+        return result
+
+    def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
+        """The entry Python callers use: arguments checked against their ranges, plain results."""
+        names = ", ".join(name for name, _, _ in checks)
+        self.line(0, f"def {decl.name}({names}):")
+        self.line(1, f'"""{decl.title or decl.name} ({decl.span})."""')
+        for name, fast_ok, param_ref in checks:
+            self.line(1, f"if not ({fast_ok}):")
+            self.line(2, f"{name} = _check({param_ref}, {name})")
+        self.line(1, f"return _public(f_{decl.name}({names}))")
+        self.line(0, "")
+
+    # -- combatant -------------------------------------------------------------------------
+    def derive(self, fields: list[s.FieldDecl], env: Env) -> None:
+        self.line(0, "def derive(v):")
+        self.line(1, '"""Compute the derived figures of a combatant, in dependency order."""')
+        for f in fields:
+            assert f.value is not None
+            self.origin(1, f.span)
+            code, t = self.emit.expr(f.value, env)
+            self.line(1, f"v[{f.name!r}] = {code}")
+            env[f.name] = (f"v[{f.name!r}]", t)
+            self.scope.combatant_fields[f.name] = t
+        self.line(1, "return v")
+        self.line(0, "")
+
+    # -- table cells -----------------------------------------------------------------------
+    def cell(self, number: int, expr: s.Expr, given: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        """A function for an `= expression` cell, taking the table's given names it uses."""
+        used = {n for n, _ in names_used(expr)}
+        params = tuple(g for g in given if g in used)
+        env: Env = {g: (f"v_{g}", ANY) for g in given}
+        code, _ = self.emit.expr(expr, env)
+        name = f"cell_{number}"
+        self.line(0, f"def {name}({', '.join(f'v_{g}' for g in params)}):")
+        self.origin(1, expr.span)
+        self.line(1, f"return {code}")
+        self.line(0, "")
+        return name, params
+
+    # -- procedures ------------------------------------------------------------------------
+    def procedure(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> list[str]:
+        env: Env = {name: (f"v_{name}", t) for name, t in params}
+        self.choices: list[str] = []
+        args = "".join(f", v_{name}" for name, _ in params)
+        self.line(0, f"def p_{decl.name}(_ctx{args}):")
+        self.origin(1, decl.span)
+        bound = [n for n in dict.fromkeys(_bound_names(decl.steps)) if n not in env]
+        if bound:
+            # Every name a step binds exists from the start, so a value computed in one branch
+            # reads as none in the others instead of failing.
+            self.line(1, " = ".join(f"v_{n}" for n in bound) + " = None")
+        self.steps(decl.steps, env, 1)
+        if not _ends(decl.steps):
+            self.scope.error(RuleTypeError, f"procedure {decl.name} can finish without an "
+                             "outcome: end every branch with `outcome …`", decl.span)
+        self.line(0, "")
+        return self.choices
+
+    def steps(self, steps: tuple[Any, ...], env: Env, depth: int) -> None:
+        for step in steps:
+            self.origin(depth, step.span)
+            handler = getattr(self, f"visit_{type(step).__name__}", None)
+            if handler is None:
+                raise AssertionError(f"no code generator for {type(step).__name__}")
+            handler(step, env, depth)
+
+    def _bind(self, env: Env, name: str, t: T, span: Span) -> str:
+        if name in env and not env[name][0].startswith("v_"):
+            self.scope.error(RuleTypeError, f"{name} is already a parameter", span)
+        old = env.get(name)
+        if old is not None and join(old[1], t) is None:
+            self.scope.error(RuleTypeError, f"{name} was {old[1]}; it cannot become {t}", span)
+        env[name] = (f"v_{name}", t if old is None else (join(old[1], t) or ANY))
+        return f"v_{name}"
+
+    def visit_RollStep(self, step: s.RollStep, env: Env, depth: int) -> None:
+        code, t = self.emit.expr(step.dice, env)
+        if t.kind not in ("dice", "int", "num", "any"):
+            self.scope.error(RuleTypeError, f"roll needs dice, not {t}", step.dice.span)
+        var = self._bind(env, step.name, INT, step.span)
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"{var} = _ctx.roll({where}, {step.name!r}, {code})")
+
+    def visit_LetStep(self, step: s.LetStep, env: Env, depth: int) -> None:
+        code, t = self.emit.expr(step.value, env)
+        var = self._bind(env, step.name, t, step.span)
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"{var} = _ctx.let({where}, {step.name!r}, {code})")
+
+    def visit_ChooseStep(self, step: s.ChooseStep, env: Env, depth: int) -> None:
+        if step.party not in env or env[step.party][1].kind != "combatant":
+            self.scope.unknown("party", step.party, step.span,
+                               [n for n, (_, t) in env.items() if t.kind == "combatant"])
+        options = step.options
+        domain = self.scope.domain(options.name) if isinstance(options, s.Name) and \
+            options.name not in env else None
+        if domain is not None:
+            code, item = self.scope.constant("OPTIONS_", domain.members), T("name", domain=domain)
+        else:
+            code, ot = self.emit.expr(options, env)
+            item = ot.item if ot.kind == "list" and ot.item else ANY
+        default, dt = self.emit.expr(step.default, env)
+        if not accepts(item, dt):
+            self.scope.error(RuleTypeError, f"the default must be {item}, not {dt}",
+                             step.default.span)
+        self.emit._check_member(step.default, dt, item)
+        var = self._bind(env, step.name, item, step.span)
+        where = self.scope.span_ref(step.span)
+        self.choices.append(step.name)
+        self.line(depth, f"{var} = _ctx.choose({where}, {step.name!r}, {step.party!r}, {code}, "
+                         f"{default})")
+
+    def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
+        arms: list[Env] = []
+        for i, branch in enumerate(step.branches):
+            test, _ = self.emit.expr(branch.test, env)
+            self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
+            where = self.scope.span_ref(branch.span)
+            self.line(depth + 1, f"_ctx.branch({where}, {self.text(branch.test.span)!r}, True)")
+            arms.append(dict(env))
+            self.steps(branch.body, arms[-1], depth + 1)
+        if step.otherwise is not None:
+            self.line(depth, "else:")
+            where = self.scope.span_ref(step.span)
+            self.line(depth + 1, f"_ctx.branch({where}, 'otherwise', True)")
+            arms.append(dict(env))
+            self.steps(step.otherwise, arms[-1], depth + 1)
+        # A name bound in any branch is readable after the `if` (none where it was not bound).
+        for arm in arms:
+            for name, (code, t) in arm.items():
+                if name not in env:
+                    env[name] = (code, t)
+                elif env[name][1] != t:
+                    env[name] = (code, join(env[name][1], t) or ANY)
+
+    def visit_ChangeStep(self, step: s.ChangeStep, env: Env, depth: int) -> None:
+        target = step.target
+        party = env.get(target.party)
+        if party is None or party[1].kind != "combatant":
+            self.scope.unknown("party", target.party, target.span,
+                               [n for n, (_, t) in env.items() if t.kind == "combatant"])
+            return
+        field = self._state_field(target)
+        keys = [self.emit.expr(k, env) for k in target.index]
+        value, vt = self.emit.expr(step.value, env)
+        if field is not None:
+            ft = self.scope.resolve_type(field.type)
+            for key_node, (_, kt) in zip(target.index, keys):
+                if ft.kind != "map":
+                    self.scope.error(RuleTypeError, f"{target.field} is not looked up by a key",
+                                     key_node.span)
+                    break
+                self.emit._check_member(key_node, kt, ft.key)
+                ft = ft.item or ANY
+            wanted = ft.item if (step.mode == "add" and ft.kind == "list") else ft
+            if wanted is not None and not accepts(wanted, vt):
+                self.scope.error(RuleTypeError, f"{target.field} holds {wanted}, not {vt}",
+                                 step.value.span)
+            if wanted is not None:
+                self.emit._check_member(step.value, vt, wanted)
+        index = "(" + "".join(k + ", " for k, _ in keys) + ")"
+        where = self.scope.span_ref(step.span)
+        var = party[0]
+        self.line(depth, f"{var} = _ctx.change({where}, {target.party!r}, {target.field!r}, "
+                         f"{index}, {value}, {step.mode!r})")
+
+    def _state_field(self, target: s.Target) -> s.FieldDecl | None:
+        decl = self.scope.combatant
+        fields = [f for f in decl.fields if f.role == "state"] if decl else []
+        for f in fields:
+            if f.name == target.field:
+                return f
+        self.scope.unknown("state field", target.field, target.span, [f.name for f in fields])
+        return None
+
+    def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
+        parts = []
+        for assign in step.values:
+            code, _ = self.emit.expr(assign.value, env)
+            parts.append(f"{assign.name!r}: {code}")
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"_ctx.finish({where}, {step.name!r}, {{{', '.join(parts)}}})")
+
+
+def _bound_names(steps: tuple[Any, ...]) -> list[str]:
+    """Every name a `roll`, `let` or `choose` binds, at any depth."""
+    names: list[str] = []
+    for step in steps:
+        if isinstance(step, (s.RollStep, s.LetStep, s.ChooseStep)):
+            names.append(step.name)
+        elif isinstance(step, s.IfStep):
+            for branch in step.branches:
+                names.extend(_bound_names(branch.body))
+            if step.otherwise is not None:
+                names.extend(_bound_names(step.otherwise))
+    return names
+
+
+def _ends(steps: tuple[Any, ...]) -> bool:
+    """Whether every path through these steps reaches an outcome."""
+    if not steps:
+        return False
+    last = steps[-1]
+    if isinstance(last, s.OutcomeStep):
+        return True
+    if isinstance(last, s.IfStep):
+        return last.otherwise is not None and _ends(last.otherwise) and all(
+            _ends(b.body) for b in last.branches)
+    return any(isinstance(st, s.OutcomeStep) for st in steps)
+
+
+def fast_check(name: str, t: T, low: Any, high: Any, members_ref: str | None) -> str:
+    """An inline test that passes for well-formed arguments, so `_check` runs only when needed."""
+    if t == INT:
+        bounds = f" and {low!r} <= {name} <= {high!r}" if low is not None else ""
+        return f"type({name}) is int{bounds}"
+    if t == NUM:
+        bounds = f" and {low} <= {name} <= {high}" if low is not None else ""
+        return f"(type({name}) is int or type({name}) is _Decimal){bounds}"
+    if members_ref is not None:
+        return f"{name} in {members_ref}"
+    return "False"
+
+
+__all__ = ["Writer", "NUM", "fast_check"]

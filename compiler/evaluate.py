@@ -1,0 +1,55 @@
+"""Compile and run one expression in a compiled rulebook's scope (`rulecraft eval`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from rulecraft.dsl import syntax as s
+from rulecraft.dsl.parser import parse_expression
+from rulecraft.runtime.dice import Dice
+from rulecraft.runtime.errors import DiceError, RulecraftErrors
+from rulecraft.runtime.rulebook import Rulebook
+from rulecraft.runtime.values import to_public
+
+from .build import COMPILED
+from .cells import parse_dice
+from .expressions import Emitter
+
+
+def evaluate_in(rulebook: Rulebook, text: str) -> Any:
+    """The value of `text`, checked like any rule expression; never Python's eval of user text."""
+    scope, namespace = COMPILED[rulebook]
+    local = attrs.evolve(scope, source=text, filename="<expression>", errors=[])
+    node = parse_expression(text, "<expression>")
+    code, _ = Emitter(local).expr(node, {})
+    if local.errors:
+        raise RulecraftErrors(local.errors)
+    generated = f"def _expression():\n    return {code}\n"
+    env = dict(namespace)
+    env.update(local.constants)
+    exec(compile(generated, "<rulecraft: expression>", "exec"), env)  # built from the checked tree
+    return to_public(env["_expression"]())
+
+
+def parse_dice_text(text: str) -> Dice:
+    """A dice expression typed by a person (`2d4+12`, `4d6kh3 + d8`) as a Dice value."""
+    node = parse_expression(text, "<dice>")
+    return _dice_of(node, text)
+
+
+def _dice_of(node: s.Expr, text: str) -> Dice:
+    if isinstance(node, s.DiceLit):
+        dice = parse_dice(node.text)
+        if dice is not None:
+            return dice
+    if isinstance(node, s.Number) and "." not in node.text:
+        return Dice((), int(node.text))
+    if isinstance(node, s.Unary) and node.op == "-":
+        return -_dice_of(node.operand, text)
+    if isinstance(node, s.Binary) and node.op in ("+", "-"):
+        left, right = _dice_of(node.left, text), _dice_of(node.right, text)
+        return left + right if node.op == "+" else left - right
+    raise DiceError("a dice expression is dice and whole numbers joined by + and -, "
+                    "like 2d4+12 or 4d6kh3", node.span, text)

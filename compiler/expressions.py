@@ -1,0 +1,321 @@
+"""Type-check an expression and write the Python that computes it, in one walk of the tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import RuleTypeError, UnknownNameError
+
+from .cells import number, parse_dice, snake
+from .scope import Scope
+from .types import ANY, BOOL, DICE, INT, NONE, NUM, T, accepts, is_number, join
+
+Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
+
+_ROUNDING = {
+    "floor": "_floor", "ceil": "_ceil", "round": "_round", "round_half_down": "_round_half_down",
+    "round_half_even": "_round_half_even", "truncate": "_truncate",
+}
+BUILTINS = sorted([*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
+                   "flatten", "sum", "any", "all"])
+
+
+class Emitter:
+    """Translate one expression at a time against a scope and an environment of local names."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self._dispatch: dict[type, Callable[[Any, Env], tuple[str, T]]] = {
+            s.Number: self.visit_Number, s.String: self.visit_String, s.DiceLit: self.visit_DiceLit,
+            s.Constant: self.visit_Constant, s.Name: self.visit_Name, s.ListLit: self.visit_ListLit,
+            s.Unary: self.visit_Unary, s.Binary: self.visit_Binary,
+            s.Conditional: self.visit_Conditional, s.Attr: self.visit_Attr,
+            s.Index: self.visit_Index, s.Call: self.visit_Call, s.Aggregate: self.visit_Aggregate,
+        }
+
+    def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
+        try:
+            visit = self._dispatch[type(node)]
+        except KeyError:
+            raise AssertionError(f"no emitter for {type(node).__name__}") from None
+        return visit(node, env)
+
+    def _bad(self, message: str, node: Any) -> tuple[str, T]:
+        self.scope.error(RuleTypeError, message, node.span)
+        return "None", ANY
+
+    # -- atoms ---------------------------------------------------------------------------------
+    def visit_Number(self, node: s.Number, env: Env) -> tuple[str, T]:
+        value = number(node.text)
+        if isinstance(value, int):
+            return repr(value), INT
+        return self.scope.constant("C", value), NUM
+
+    def visit_String(self, node: s.String, env: Env) -> tuple[str, T]:
+        return repr(node.value), T("name")
+
+    def visit_DiceLit(self, node: s.DiceLit, env: Env) -> tuple[str, T]:
+        dice = parse_dice(node.text)
+        if dice is None:
+            return self._bad(f"{node.text!r} is not a dice expression", node)
+        return self.scope.constant("DICE", dice), DICE
+
+    def visit_Constant(self, node: s.Constant, env: Env) -> tuple[str, T]:
+        return repr(node.value), (NONE if node.value is None else BOOL)
+
+    def visit_Name(self, node: s.Name, env: Env) -> tuple[str, T]:
+        if node.name in env:
+            return env[node.name]
+        if node.name in self.scope.tables:
+            return self.scope.constant("TABLE_", self.scope.tables[node.name].runtime), \
+                T("table", ref=node.name)
+        if node.name in self.scope.formulas:
+            return self._bad(f"formula {node.name} needs its arguments: {node.name}(…)", node)
+        known = list(env) + list(self.scope.tables)
+        self.scope.unknown("name", node.name, node.span, known)
+        return "None", ANY
+
+    def visit_ListLit(self, node: s.ListLit, env: Env) -> tuple[str, T]:
+        parts = [self.expr(item, env) for item in node.items]
+        item: T | None = parts[0][1] if parts else ANY
+        for _, t in parts[1:]:
+            item = join(item, t) if item is not None else None
+        return "(" + "".join(code + ", " for code, _ in parts) + ")", T("list", item=item or ANY)
+
+    # -- operators -------------------------------------------------------------------------
+    def visit_Unary(self, node: s.Unary, env: Env) -> tuple[str, T]:
+        code, t = self.expr(node.operand, env)
+        if node.op == "not":
+            return f"(not {code})", BOOL
+        if not (is_number(t) or t.kind == "dice"):
+            return self._bad(f"cannot negate {t}", node)
+        return f"(-{code})", t
+
+    def visit_Binary(self, node: s.Binary, env: Env) -> tuple[str, T]:
+        left, lt = self.expr(node.left, env)
+        right, rt = self.expr(node.right, env)
+        op = node.op
+        if op in ("and", "or"):
+            return f"({left} {op} {right})", BOOL
+        if op in ("in", "not in"):
+            if rt.kind in ("list", "map") and rt.item is not None:
+                self._check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
+            return f"({left} {op} {right})", BOOL
+        if op in ("==", "!="):
+            self._check_comparable(node, lt, rt)
+            return f"({left} {op} {right})", BOOL
+        if op in ("<", "<=", ">", ">="):
+            if not (is_number(lt) and is_number(rt)):
+                return self._bad(f"cannot compare {lt} with {rt} using {op}", node)
+            return f"({left} {op} {right})", BOOL
+        if lt.kind == "dice" or rt.kind == "dice":
+            if op in ("+", "-") and (is_number(lt) or lt.kind == "dice") and \
+                    (is_number(rt) or rt.kind == "dice"):
+                return f"({left} {op} {right})", DICE
+            return self._bad(f"dice can only be added to or subtracted from; not {op}", node)
+        if not is_number(lt):
+            return self._bad(f"{op} needs numbers, but the left side is {lt}", node.left)
+        if not is_number(rt):
+            return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
+        if op == "/":
+            return f"_div({left}, {right})", NUM
+        result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
+        return f"({left} {op} {right})", result
+
+    def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
+        if lt.kind == "name" and isinstance(node.right, s.String):
+            self._check_member(node.right, rt, lt)
+        elif rt.kind == "name" and isinstance(node.left, s.String):
+            self._check_member(node.left, lt, rt)
+        elif join(lt, rt) is None and "none" not in (lt.kind, rt.kind):
+            self.scope.error(RuleTypeError, f"comparing {lt} with {rt} is never true", node.span)
+
+    def _check_member(self, node: s.Expr, got: T, wanted: T | None) -> None:
+        """A quoted name used where a domain's name is expected must be one of its members."""
+        if wanted is None or wanted.kind != "name" or wanted.domain is None:
+            return
+        if isinstance(node, s.String) and node.value not in wanted.domain.members:
+            self.scope.unknown(wanted.domain.name, node.value, node.span,
+                               list(wanted.domain.members))
+        elif isinstance(node, s.ListLit):
+            for item in node.items:
+                self._check_member(item, got, wanted)
+
+    def visit_Conditional(self, node: s.Conditional, env: Env) -> tuple[str, T]:
+        test, _ = self.expr(node.test, env)
+        then, tt = self.expr(node.then, env)
+        other, ot = self.expr(node.otherwise, env)
+        joined = join(tt, ot)
+        if joined is None:
+            return self._bad(f"the two branches give different kinds of value: {tt} and {ot}",
+                             node)
+        if tt.kind == "name" and isinstance(node.otherwise, s.String):
+            self._check_member(node.otherwise, ot, tt)
+        if ot.kind == "name" and isinstance(node.then, s.String):
+            self._check_member(node.then, tt, ot)
+        return f"({then} if {test} else {other})", joined
+
+    # -- access ----------------------------------------------------------------------------
+    def visit_Attr(self, node: s.Attr, env: Env) -> tuple[str, T]:
+        code, t = self.expr(node.value, env)
+        if t.kind == "any":
+            return f"_attr({code}, {node.name!r})", ANY
+        if t.kind == "record":
+            ft = t.field(node.name)
+            if ft is None:
+                return self._no_field(node, [f for f, _ in t.fields], "record")
+            return f"{code}._data[{node.name!r}]", ft
+        if t.kind == "name" and t.domain is not None and t.domain.table is not None:
+            info = self.scope.tables[t.domain.table]
+            ft = info.value.field(node.name)
+            if ft is None:
+                return self._no_field(node, [f for f, _ in info.value.fields],
+                                      f"row of table {info.decl.name}")
+            table = self.scope.constant("TABLE_", info.runtime)
+            return f"{table}.get({code})._data[{node.name!r}]", ft
+        if t.kind == "combatant":
+            ft = self.scope.combatant_fields.get(node.name)
+            if ft is None:
+                return self._no_field(node, list(self.scope.combatant_fields), t.ref or "combatant")
+            return f"{code}._values[{node.name!r}]", ft
+        return self._bad(f"{t} has no fields (asked for .{node.name})", node)
+
+    def _no_field(self, node: s.Attr, known: list[str], what: str) -> tuple[str, T]:
+        self.scope.unknown(f"field of a {what}:", node.name, node.span, known)
+        return "None", ANY
+
+    def visit_Index(self, node: s.Index, env: Env) -> tuple[str, T]:
+        code, t = self.expr(node.value, env)
+        keys = [self.expr(k, env) for k in node.keys]
+        if t.kind == "table":
+            info = self.scope.tables[t.ref or ""]
+            if len(keys) != len(info.key_types):
+                return self._bad(f"table {t.ref} is looked up by {len(info.key_types)} key(s), "
+                                 f"not {len(keys)}", node)
+            for key_node, (_, kt), wanted in zip(node.keys, keys, info.key_types):
+                if not accepts(wanted, kt):
+                    self.scope.error(RuleTypeError,
+                                     f"table {t.ref} needs {wanted} here, not {kt}", key_node.span)
+                self._check_member(key_node, kt, wanted)
+            args = ", ".join(k for k, _ in keys)
+            return f"{code}.get({args})", info.value
+        if len(keys) != 1:
+            return self._bad("only tables are looked up by several keys", node)
+        key, kt = keys[0]
+        if t.kind == "map":
+            self._check_member(node.keys[0], kt, t.key)
+            where = self.scope.span_ref(node.span)
+            return f"_item({code}, {key}, {where})", t.item or ANY
+        if t.kind == "record":
+            if kt.kind != "name":
+                return self._bad(f"a record's field is picked by a name, not {kt}", node)
+            ftypes = [ft for _, ft in t.fields]
+            out = ftypes[0] if ftypes and all(ft == ftypes[0] for ft in ftypes) else ANY
+            return f"_field({code}, {key})", out
+        if t.kind == "any":
+            return f"_item({code}, {key}, {self.scope.span_ref(node.span)})", ANY
+        return self._bad(f"{t} cannot be looked up with [ ]", node)
+
+    # -- calls -----------------------------------------------------------------------------
+    def visit_Call(self, node: s.Call, env: Env) -> tuple[str, T]:
+        if node.name in self.scope.formulas:
+            return self._formula_call(node, env)
+        if node.name in _ROUNDING:
+            return self._rounding(node, env)
+        args = [self.expr(a, env) for a in node.args]
+        if node.named:
+            return self._bad(f"{node.name} takes no named arguments", node)
+        name = node.name
+        if name in ("ln", "sqrt", "abs") and len(args) == 1:
+            if not is_number(args[0][1]):
+                return self._bad(f"{name} needs a number, not {args[0][1]}", node)
+            helper = {"ln": "_ln", "sqrt": "_sqrt", "abs": "abs"}[name]
+            return f"{helper}({args[0][0]})", (args[0][1] if name == "abs" else NUM)
+        if name in ("min", "max") and len(args) >= 2:
+            joined: T | None = args[0][1]
+            for _, t in args[1:]:
+                joined = join(joined, t) if joined is not None else None
+            if joined is None or not is_number(joined):
+                return self._bad(f"{name} needs numbers", node)
+            return f"{name}({', '.join(c for c, _ in args)})", joined
+        if name == "dice" and len(args) == 2:
+            return f"_dice({args[0][0]}, {args[1][0]})", DICE
+        if name in ("count",) and len(args) == 2:
+            return f"_count({args[0][0]}, {args[1][0]})", INT
+        if name == "len" and len(args) == 1:
+            return f"len({args[0][0]})", INT
+        if name == "flatten" and len(args) == 1:
+            t = args[0][1]
+            item = t.item.item if t.kind == "map" and t.item and t.item.kind == "list" else ANY
+            return f"_flatten({args[0][0]})", T("list", item=item)
+        if name in BUILTINS:
+            return self._bad(f"{name} does not take {len(args)} argument(s) here", node)
+        self.scope.unknown("function", name, node.span, BUILTINS + list(self.scope.formulas))
+        return "None", ANY
+
+    def _rounding(self, node: s.Call, env: Env) -> tuple[str, T]:
+        if node.named or not 1 <= len(node.args) <= 2:
+            return self._bad(f"{node.name}(x) or {node.name}(x, places)", node)
+        code, t = self.expr(node.args[0], env)
+        if not is_number(t):
+            return self._bad(f"{node.name} needs a number, not {t}", node.args[0])
+        places = 0
+        if len(node.args) == 2:
+            p = node.args[1]
+            if not isinstance(p, s.Number) or "." in p.text:
+                return self._bad("the number of decimal places must be written as a whole number",
+                                 p)
+            places = int(p.text)
+        helper = _ROUNDING[node.name]
+        if places:
+            return f"{helper}({code}, {places})", NUM
+        return f"{helper}({code})", INT
+
+    def _formula_call(self, node: s.Call, env: Env) -> tuple[str, T]:
+        info = self.scope.formulas[node.name]
+        names = [p for p, _ in info.params]
+        given: dict[str, tuple[s.Expr, tuple[str, T]]] = {}
+        if len(node.args) > len(names):
+            return self._bad(f"{node.name} takes {len(names)} argument(s) "
+                             f"({', '.join(names)}), not {len(node.args)}", node)
+        for pname, arg in zip(names, node.args):
+            given[pname] = (arg, self.expr(arg, env))
+        for pname, arg in node.named:
+            if pname not in names:
+                self.scope.unknown(f"argument of {node.name}:", pname, arg.span, names)
+                continue
+            given[pname] = (arg, self.expr(arg, env))
+        codes = []
+        for pname, ptype in info.params:
+            if pname not in given:
+                return self._bad(f"{node.name} needs {pname}", node)
+            arg, (code, t) = given[pname]
+            if not accepts(ptype, t):
+                self.scope.error(RuleTypeError, f"{node.name}'s {pname} must be {ptype}, not {t}",
+                                 arg.span)
+            self._check_member(arg, t, ptype)
+            codes.append(code)
+        return f"f_{node.name}({', '.join(codes)})", info.result or ANY
+
+    def visit_Aggregate(self, node: s.Aggregate, env: Env) -> tuple[str, T]:
+        coll, ct = self.expr(node.collection, env)
+        var_type = (ct.key if ct.kind == "map" else ct.item) or ANY
+        inner = dict(env)
+        inner[node.var] = (f"v_{node.var}", var_type)
+        body, bt = self.expr(node.body, inner)
+        where = self.scope.span_ref(node.span)
+        comprehension = f"[{body} for v_{node.var} in {coll}]"
+        if node.name in ("max", "min", "sum"):
+            if not is_number(bt):
+                return self._bad(f"{node.name} needs numbers, not {bt}", node.body)
+            return f"_aggregate({node.name}, {comprehension}, {where})", bt
+        if node.name in ("any", "all"):
+            return f"{node.name}({comprehension})", BOOL
+        if node.name == "count":
+            return f"sum(1 for v_{node.var} in {coll} if {body})", INT
+        return self._bad("only max, min, sum, any, all and count go over a collection", node)
+
+
+__all__ = ["BUILTINS", "Emitter", "Env", "UnknownNameError", "snake"]

@@ -1,0 +1,116 @@
+"""The symbol table of one rulebook: what every name means, and the errors found so far."""
+
+from __future__ import annotations
+
+import difflib
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import RulecraftError, Span, UnknownNameError
+
+from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
+
+
+@attrs.define
+class TableInfo:
+    """What the compiler knows about a table: its key types and what a lookup returns."""
+
+    decl: s.TableDecl
+    key_types: list[T]
+    value: T
+    runtime: Any = None
+
+
+@attrs.define
+class FormulaInfo:
+    decl: s.FormulaDecl
+    params: list[tuple[str, T]]
+    result: T | None = None
+
+
+@attrs.define
+class Scope:
+    """Every declared name of a rulebook, and the module-level objects generated code uses."""
+
+    filename: str
+    source: str
+    errors: list[RulecraftError] = attrs.field(factory=list)
+    enums: dict[str, Domain] = attrs.field(factory=dict)
+    domains: dict[str, Domain] = attrs.field(factory=dict)
+    tables: dict[str, TableInfo] = attrs.field(factory=dict)
+    formulas: dict[str, FormulaInfo] = attrs.field(factory=dict)
+    combatant: s.CombatantDecl | None = None
+    combatant_fields: dict[str, T] = attrs.field(factory=dict)
+    procedures: dict[str, s.ProcedureDecl] = attrs.field(factory=dict)
+    constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
+
+    # -- errors ----------------------------------------------------------------------------
+    def error(self, kind: type[RulecraftError], message: str, span: Span | None) -> None:
+        self.errors.append(kind(message, span, self.source))
+
+    def unknown(self, what: str, name: str, span: Span, known: list[str]) -> None:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
+
+    # -- generated-code globals ------------------------------------------------------------
+    def constant(self, prefix: str, value: Any) -> str:
+        """A module-level name bound to `value` (a Decimal, Dice, Span, Table ...)."""
+        for name, existing in self.constants.items():
+            if name.startswith(prefix) and type(existing) is type(value) and existing == value:
+                if not isinstance(value, Decimal) or str(existing) == str(value):
+                    return name
+        name = f"{prefix}{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def span_ref(self, span: Span) -> str:
+        name = f"S{len(self.constants)}"
+        self.constants[name] = span
+        return name
+
+    # -- types -----------------------------------------------------------------------------
+    def resolve_type(self, node: s.TypeExpr | None) -> T:
+        """A declared type as the compiler's T (unknown names are reported, typed `any`)."""
+        if node is None:
+            return ANY
+        if isinstance(node, s.RangeType):
+            low, high = _number(node.low), _number(node.high)
+            return INT if isinstance(low, int) and isinstance(high, int) else NUM
+        if isinstance(node, s.MapType):
+            return T("map", key=self.resolve_type(node.key), item=self.resolve_type(node.item))
+        if isinstance(node, s.ListType):
+            return T("list", item=self.resolve_type(node.item))
+        name = node.name
+        primitive = {"integer": INT, "number": NUM, "bool": BOOL, "dice": DICE,
+                     "name": T("name"), "any": ANY}
+        if name in primitive:
+            return primitive[name]
+        domain = self.domain(name)
+        if domain is not None:
+            return T("name", domain=domain)
+        if self.combatant is not None and name == self.combatant.name:
+            return T("combatant", ref=name)
+        known = ["integer", "number", *self.enums, *self.domains, *self.tables]
+        if self.combatant is not None:
+            known.append(self.combatant.name)
+        self.unknown("type", name, node.span, known)
+        return ANY
+
+    def domain(self, name: str) -> Domain | None:
+        if name in self.enums:
+            return self.enums[name]
+        if name in self.domains:
+            return self.domains[name]
+        if name in self.tables:
+            key_types = self.tables[name].key_types
+            if key_types and key_types[0].domain is not None:
+                return key_types[0].domain
+        return None
+
+
+def _number(text: str) -> int | Decimal:
+    return Decimal(text) if "." in text else int(text)

@@ -1,0 +1,443 @@
+"""The table pass: read printed rows by key and cell type, check them, build runtime tables."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import attrs
+
+from rulecraft.dsl import syntax as s
+from rulecraft.dsl.parser import parse_expression
+from rulecraft.runtime.errors import RulecraftError, Span, TableError
+from rulecraft.runtime.tables import (Band, Cell, CellExpression, IntRange, Key, Record, Row,
+                                      Table, build_axis)
+
+from . import cells
+from .scope import Scope, TableInfo
+from .types import ANY, DICE, INT, NUM, T, Domain
+
+
+@attrs.define
+class PendingCell:
+    """An `= expression` cell, compiled by the code generator once every name is known."""
+
+    cell: CellExpression
+    expr: s.Expr
+    given: tuple[str, ...]
+    table: str
+
+
+@attrs.define
+class _KeyKind:
+    kind: str  # "enum", "names", "integer", "number"
+    domain: Domain | None = None
+    low: Any = None
+    high: Any = None
+
+
+class TableBuilder:
+    """Builds one table; every problem found is added to the scope's errors."""
+
+    def __init__(self, scope: Scope, decl: s.TableDecl) -> None:
+        self.scope = scope
+        self.decl = decl
+        self.pending: list[PendingCell] = []
+
+    def error(self, message: str, span: Span | None) -> None:
+        self.scope.error(TableError, message, span)
+
+    # -- splitting rows into cells ---------------------------------------------------------
+    def split(self, row: s.RowLine) -> list[tuple[str, Span]]:
+        text = row.text
+        if not text.endswith("|"):
+            self.error("a table row ends with |", Span(row.span.filename, row.span.line,
+                                                          row.span.column + len(text)))
+            text += "|"
+        out: list[tuple[str, Span]] = []
+        start = 1
+        for part in text[1:-1].split("|"):
+            stripped = part.strip()
+            offset = start + (len(part) - len(part.lstrip()))
+            col = row.span.column + offset
+            out.append((stripped, Span(row.span.filename, row.span.line, col, row.span.line,
+                                       col + max(1, len(stripped)))))
+            start += len(part) + 1
+        return out
+
+    # -- keys ------------------------------------------------------------------------------
+    def key_kind(self, spec: s.KeySpec, free_names: bool) -> _KeyKind:
+        t = spec.type
+        if isinstance(t, s.RangeType):
+            low, high = cells.number(t.low), cells.number(t.high)
+            if isinstance(low, int) and isinstance(high, int):
+                return _KeyKind("integer", low=low, high=high)
+            return _KeyKind("number", low=low, high=high)
+        name = t.name if isinstance(t, s.NamedType) else spec.name
+        if name in ("integer", "number"):
+            return _KeyKind(name)
+        domain = self.scope.domain(name)
+        if domain is not None:
+            return _KeyKind("enum", domain=domain)
+        if t is None and free_names:
+            return _KeyKind("names")
+        self.scope.unknown("key type", name, (t or spec).span,
+                           [*self.scope.enums, *self.scope.domains, "integer", "number"])
+        return _KeyKind("names")
+
+    def key_cell(self, kk: _KeyKind, text: str, span: Span, label: str) -> Any:
+        """A printed key cell as its matcher: a name, an int, an IntRange or a Band."""
+        if kk.kind in ("enum", "names"):
+            if kk.domain is not None and text not in kk.domain.members:
+                self.scope.unknown(kk.domain.name, text, span, list(kk.domain.members))
+            return text
+        if kk.kind == "integer":
+            value = cells.parse_int_key(text, kk.high)
+            if value is None and kk.high is None:
+                band = cells.parse_band(text)
+                if band is not None and all(isinstance(x, (int, type(None)))
+                                            for x in (band.low, band.high)):
+                    return band
+            if value is None:
+                self.error(f"{text!r} is not a whole number or range like 01-10 for {label}", span)
+                return None
+            return value
+        band = cells.parse_band(text)
+        if band is None:
+            self.error(f"{text!r} is not a number or band like 0.1–1.9, 8 and up, >75 for {label}",
+                       span)
+        return band
+
+    # -- the table -------------------------------------------------------------------------
+    def build(self) -> TableInfo | None:
+        decl = self.decl
+        lines = [r for r in decl.rows if not set(r.text.replace("|", "").strip()) <= set("-: ")]
+        if len(lines) < 2:
+            self.error(f"table {decl.name} needs a header row and at least one row", decl.span)
+            return None
+        header = self.split(lines[0])
+        body = [(row, self.split(row)) for row in lines[1:]]
+        options = {o.name: o.value for o in decl.options}
+        for o in decl.options:
+            if o.name != "blank" or o.value not in ("above", "empty"):
+                self.error(f"unknown table option {o.name}: {o.value} (known: blank: above)",
+                           o.span)
+        if decl.cell_type is None:
+            return self._record(header, body, options)
+        return self._grid(header, body, options)
+
+    def _record(self, header: list[tuple[str, Span]], body: list[Any],
+                options: dict[str, str]) -> TableInfo | None:
+        decl = self.decl
+        nkeys = len(decl.keys)
+        kinds = [self.key_kind(k, free_names=True) for k in decl.keys]
+        fields = [cells.snake(label) for label, _ in header[nkeys:]]
+        if not fields:
+            self.error(f"table {decl.name} has no columns after its key column(s)", decl.span)
+            return None
+        for i, f in enumerate(fields):
+            if f in fields[:i]:
+                self.error(f"column {f!r} appears twice", header[nkeys + i][1])
+        width = len(header)
+        rows: list[Row] = []
+        parsed: list[tuple[tuple[Any, ...], list[Any]]] = []
+        column_kinds: list[set[str]] = [set() for _ in fields]
+        for row, cells_ in body:
+            if len(cells_) != width:
+                self.error(f"this row has {len(cells_)} cells; the header has {width}", row.span)
+                continue
+            matchers = tuple(self.key_cell(kk, text, span, spec.name)
+                             for kk, spec, (text, span) in zip(kinds, decl.keys, cells_))
+            values = []
+            for i, (text, span) in enumerate(cells_[nkeys:]):
+                kind, value = self._value_cell(text, span)
+                column_kinds[i].add(kind)
+                values.append(value)
+            parsed.append((matchers, values))
+            rows.append(Row(tuple(Cell(t, m, sp) for (t, sp), m in zip(cells_, matchers)),
+                            tuple(Cell(t, v, sp) for (t, sp), v in zip(cells_[nkeys:], values)),
+                            row.span, row.comments))
+        for i, kk in enumerate(kinds):
+            if kk.kind == "names":
+                members = tuple(m[i] for m, _ in parsed)
+                kk.domain = Domain(decl.keys[i].name, members, decl.name if nkeys == 1 else None)
+                if nkeys == 1 and decl.keys[i].name not in self.scope.domains and \
+                        decl.keys[i].name not in self.scope.enums:
+                    self.scope.domains[decl.keys[i].name] = kk.domain
+        ftypes = [self._column_type(k) for k in column_kinds]
+        single = len(fields) == 1
+        index_values = [(m, (v[0] if single else Record(dict(zip(fields, v)))))
+                        for m, v in parsed]
+        keys = tuple(self._runtime_key(spec, kk, label) for spec, kk, (label, _) in
+                     zip(decl.keys, kinds, header))
+        table = self._table("record", keys, header[:nkeys], header[nkeys:], tuple(fields),
+                            tuple(rows), options)
+        self._index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values])
+        value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
+        return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
+
+    def _grid(self, header: list[tuple[str, Span]], body: list[Any],
+              options: dict[str, str]) -> TableInfo | None:
+        decl = self.decl
+        if len(decl.keys) < 2:
+            self.error("a table with -> needs two keys: one down the side, one across the top",
+                       decl.span)
+            return None
+        inverted = [i for i, k in enumerate(decl.keys) if k.in_cells]
+        if len(inverted) > 1 or (inverted and len(decl.keys) != 2):
+            self.error("only one key of a two-key table can be `in cells`", decl.span)
+            return None
+        kinds = [self.key_kind(k, free_names=not inverted) for k in decl.keys]
+        if inverted:
+            cell_key = inverted[0]
+            column_key = 1 - cell_key
+            row_keys: list[int] = []
+        else:
+            cell_key = -1
+            column_key = len(decl.keys) - 1
+            row_keys = list(range(len(decl.keys) - 1))
+        nrow = 1 if inverted else len(row_keys)
+        column_cells = header[nrow:]
+        col_kk = kinds[column_key]
+        columns = [self.key_cell(col_kk, text, span, decl.keys[column_key].name)
+                   for text, span in column_cells]
+        value_type, parse_value = self._cell_parser()
+        width = len(header)
+        rows: list[Row] = []
+        matchers: list[tuple[Any, ...]] = []
+        values: list[Any] = []
+        above: list[Any] = [None] * len(columns)
+        fill = options.get("blank") == "above"
+        for row, cells_ in body:
+            if len(cells_) != width:
+                self.error(f"this row has {len(cells_)} cells; the header has {width}", row.span)
+                continue
+            side = cells_[:nrow]
+            if inverted:
+                result = parse_value(*side[0])
+                side_matchers: tuple[Any, ...] = ()
+            else:
+                side_matchers = tuple(self.key_cell(kinds[k], t, sp, decl.keys[k].name)
+                                      for k, (t, sp) in zip(row_keys, side))
+            printed = []
+            for j, (text, span) in enumerate(cells_[nrow:]):
+                if inverted:
+                    cell_value = self.key_cell(kinds[cell_key], text, span,
+                                               decl.keys[cell_key].name) if text else None
+                    printed.append(cell_value)
+                    if cell_value is not None:
+                        pair = [None, None]
+                        pair[cell_key], pair[column_key] = cell_value, columns[j]
+                        matchers.append(tuple(pair))
+                        values.append(result)
+                    continue
+                cell_value = parse_value(text, span)
+                printed.append(cell_value)
+                if cell_value is None and fill:
+                    cell_value = above[j]
+                above[j] = cell_value
+                matchers.append(side_matchers + (columns[j],))
+                values.append(cell_value)
+            key_cells = tuple(Cell(t, (result if inverted else m), sp) for (t, sp), m in
+                              zip(side, side_matchers or (None,)))
+            rows.append(Row(key_cells, tuple(Cell(t, v, sp) for (t, sp), v in
+                                             zip(cells_[nrow:], printed)), row.span, row.comments))
+        for i, kk in enumerate(kinds):
+            if kk.kind == "names":
+                kk.domain = Domain(decl.keys[i].name,
+                                   tuple(dict.fromkeys(str(m[i]) for m in matchers)))
+        keys = tuple(self._runtime_key(spec, kk, spec.name) for spec, kk in zip(decl.keys, kinds))
+        labels = header[nrow:]
+        table = self._table("inverted" if inverted else "cross", keys, header[:nrow], labels,
+                            tuple(str(c) for c in columns), tuple(rows), options)
+        self._index(table, kinds, matchers, values)
+        return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
+
+    # -- cells -----------------------------------------------------------------------------
+    def _value_cell(self, text: str, span: Span) -> tuple[str, Any]:
+        if text.startswith("="):
+            return "expr", self._expression(text, span)
+        kind, value = cells.infer(text)
+        if kind == "name":
+            record = cells.parse_record(text)
+            if record is not None:
+                return "record", record
+        return kind, value
+
+    def _expression(self, text: str, span: Span) -> CellExpression | None:
+        body = text[1:].strip()
+        offset = len(text) - len(text[1:].lstrip()) 
+        try:
+            node = parse_expression(body, span.filename, span.line, span.column + offset,
+                                    self.scope.source)
+        except RulecraftError as err:
+            self.scope.errors.append(err)
+            return None
+        cell = CellExpression(body, self.decl.given, _unset)
+        self.pending.append(PendingCell(cell, node, self.decl.given, self.decl.name))
+        return cell
+
+    def _cell_parser(self) -> tuple[T, Any]:
+        ct = self.decl.cell_type
+        if isinstance(ct, tuple):
+            fields = ct
+
+            def parse_record(text: str, span: Span) -> Any:
+                if not text:
+                    return None
+                if text.startswith("="):
+                    return self._expression(text, span)
+                parts = cells.parse_record(text)
+                if parts is None or len(parts) != len(fields):
+                    self.error(f"{text!r} should be {len(fields)} numbers separated by / "
+                               f"({'/'.join(fields)})", span)
+                    return None
+                return Record(dict(zip(fields, parts)))
+
+            return T("record", fields=tuple((f, NUM) for f in fields)), parse_record
+        assert isinstance(ct, str)
+        domain = self.scope.domain(ct)
+        if ct not in ("integer", "number", "dice", "name") and domain is None:
+            self.scope.unknown("cell type", ct, self.decl.span,
+                               ["integer", "number", "dice", "name", *self.scope.enums])
+
+        def parse_cell(text: str, span: Span) -> Any:
+            if not text:
+                return None
+            if text.startswith("="):
+                return self._expression(text, span)
+            if ct in ("integer", "number"):
+                if not cells.NUM_RE.match(text):
+                    self.error(f"{text!r} is not a number", span)
+                    return None
+                return cells.number(text)
+            if ct == "dice":
+                dice = cells.parse_dice(text)
+                if dice is None:
+                    self.error(f"{text!r} is not dice like 2d4+12", span)
+                return dice
+            if domain is not None and text not in domain.members:
+                self.scope.unknown(domain.name, text, span, list(domain.members))
+            return text
+
+        vt = {"integer": INT, "number": NUM, "dice": DICE}.get(ct) or T("name", domain=domain)
+        return vt, parse_cell
+
+    def _column_type(self, kinds: set[str]) -> T:
+        kinds = kinds - {"blank"}
+        if not kinds:
+            return ANY
+        if kinds == {"int"}:
+            return INT
+        if kinds <= {"int", "num"}:
+            return NUM
+        if kinds == {"name"}:
+            return T("name")
+        if kinds == {"dice"}:
+            return DICE
+        return ANY
+
+    # -- keys, checks and the index --------------------------------------------------------
+    def _runtime_key(self, spec: s.KeySpec, kk: _KeyKind, label: str) -> Key:
+        members = kk.domain.members if kk.domain is not None else None
+        kind = "enum" if kk.kind in ("enum", "names") else kk.kind
+        return Key(spec.name, label, kind, members, kk.low, kk.high, spec.in_cells)
+
+    def _key_type(self, kk: _KeyKind) -> T:
+        if kk.kind in ("enum", "names"):
+            return T("name", domain=kk.domain)
+        return INT if kk.kind == "integer" else NUM
+
+    def _table(self, layout: str, keys: tuple[Key, ...], side: list[tuple[str, Span]],
+               labels: list[tuple[str, Span]], fields: tuple[str, ...], rows: tuple[Row, ...],
+               options: dict[str, str]) -> Table:
+        decl = self.decl
+        return Table(decl.name, decl.title or decl.name, layout, keys,
+                     tuple(t for t, _ in labels), tuple(t for t, _ in side), fields, rows,
+                     decl.span, decl.comments, options, self.scope.source)
+
+    def _index(self, table: Table, kinds: list[_KeyKind], matchers: list[tuple[Any, ...]],
+               values: list[Any]) -> None:
+        index: dict[tuple[Any, ...], Any] = {}
+        for m, v in zip(matchers, values):
+            if any(x is None for x in m):
+                continue
+            if m in index:
+                shown = ", ".join(_show(x) for x in m)
+                self.error(f"table {table.name} has two entries for {shown}", self.decl.span)
+            index[m] = v
+        for dim, kk in enumerate(kinds):
+            self._check_coverage(table, dim, kk, matchers)
+        axes = []
+        for dim, key in enumerate(table.keys):
+            slots = list(dict.fromkeys(m[dim] for m in matchers if m[dim] is not None))
+            axes.append(build_axis(key, [(slot, slot) for slot in slots]))
+        table.axes = tuple(axes)
+        fast: dict[tuple[Any, ...], Any] = {}
+        for m, v in index.items():
+            expanded = [_raw(x) for x in m]
+            if all(e is not None for e in expanded):
+                for combo in itertools.product(*expanded):
+                    fast[combo] = v
+        fast.update(index)
+        table.index = fast
+
+    def _check_coverage(self, table: Table, dim: int, kk: _KeyKind,
+                        matchers: list[tuple[Any, ...]]) -> None:
+        """Integer keys with a declared span (1..100) must be covered exactly: no gap, no overlap."""
+        if kk.kind != "integer" or kk.low is None:
+            return
+        groups: dict[tuple[Any, ...], list[Any]] = {}
+        for m in matchers:
+            rest = m[:dim] + m[dim + 1:]
+            groups.setdefault(rest, []).append(m[dim])
+        for rest, keys in groups.items():
+            seen: dict[int, Any] = {}
+            where = f" (column {', '.join(_show(r) for r in rest)})" if any(
+                r is not None for r in rest) and len(groups) > 1 else ""
+            for k in keys:
+                if k is None:
+                    continue
+                values = range(k.low, k.high + 1) if isinstance(k, IntRange) else [k]
+                for v in values:
+                    if v < kk.low or v > kk.high:
+                        self.error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}",
+                                   self.decl.span)
+                        break
+                    if v in seen:
+                        self.error(f"{_show(k)} overlaps {_show(seen[v])} at {v}{where}",
+                                   self.decl.span)
+                        break
+                    seen[v] = k
+            missing = [v for v in range(kk.low, kk.high + 1) if v not in seen]
+            if missing:
+                self.error(f"table {table.name} leaves {_ranges(missing)} uncovered{where}; "
+                           f"its rows must cover {kk.low}..{kk.high}", self.decl.span)
+
+
+def _unset(**_: Any) -> Any:
+    raise AssertionError("expression cell used before the code generator compiled it")
+
+
+def _raw(slot: Any) -> list[Any] | None:
+    if isinstance(slot, IntRange):
+        return list(range(slot.low, slot.high + 1))
+    if isinstance(slot, Band):
+        return None
+    return [slot]
+
+
+def _show(x: Any) -> str:
+    if isinstance(x, IntRange):
+        return f"{x.low}-{x.high}"
+    if isinstance(x, Band):
+        return f"{x.low}–{x.high}"
+    return str(x)
+
+
+def _ranges(values: list[int]) -> str:
+    parts = []
+    for _, group in itertools.groupby(enumerate(values), lambda p: p[1] - p[0]):
+        run = [v for _, v in group]
+        parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+    return ", ".join(parts)

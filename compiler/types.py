@@ -1,0 +1,96 @@
+"""The compiler's types: what an expression evaluates to, and the domains of names."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Domain:
+    """A closed set of names: an enum, or the rows of a record table keyed by name."""
+
+    name: str
+    members: tuple[str, ...]
+    table: str | None = None  # the record table whose rows these names key (for `.field`)
+
+
+@attrs.frozen
+class T:
+    """A type. `kind` is one of: int, num, bool, name, record, dice, combatant, map, list,
+    table, cell, none, any."""
+
+    kind: str
+    domain: Domain | None = None  # name
+    fields: tuple[tuple[str, T], ...] = ()  # record
+    key: T | None = None  # map
+    item: T | None = None  # map, list
+    ref: str | None = None  # table name (table), combatant model name (combatant)
+
+    def field(self, name: str) -> T | None:
+        for field_name, field_type in self.fields:
+            if field_name == name:
+                return field_type
+        return None
+
+    def __str__(self) -> str:
+        if self.kind == "name":
+            return f"a {self.domain.name}" if self.domain else "a name"
+        if self.kind == "map":
+            return f"a map of {self.key} to {self.item}"
+        if self.kind == "list":
+            return f"a list of {self.item}"
+        if self.kind == "combatant":
+            return f"a {self.ref}"
+        if self.kind == "table":
+            return f"table {self.ref}"
+        return {
+            "int": "a whole number", "num": "a number", "bool": "a yes/no value",
+            "record": "a record", "dice": "dice", "cell": "a table expression",
+            "none": "none", "any": "a value",
+        }[self.kind]
+
+
+INT = T("int")
+NUM = T("num")
+BOOL = T("bool")
+NAME = T("name")
+DICE = T("dice")
+NONE = T("none")
+ANY = T("any")
+CELL = T("cell")
+
+
+def is_number(t: T) -> bool:
+    return t.kind in ("int", "num", "any")
+
+
+def join(a: T, b: T) -> T | None:
+    """The type of a value that is either `a` or `b` (branches of a conditional), or None."""
+    if a == b:
+        return a
+    if a.kind == "any" or b.kind == "any":
+        return ANY
+    if a.kind == "none":
+        return b
+    if b.kind == "none":
+        return a
+    if is_number(a) and is_number(b):
+        return NUM
+    if a.kind == "name" and b.kind == "name":
+        return a if a.domain == b.domain else NAME
+    return None
+
+
+def accepts(wanted: T, got: T) -> bool:
+    """Whether a value of type `got` may be passed where `wanted` is declared."""
+    if wanted.kind == "any" or got.kind == "any":
+        return True
+    if wanted.kind == "num":
+        return got.kind in ("int", "num")
+    if wanted.kind == "name":
+        if got.kind != "name":
+            return False
+        return wanted.domain is None or got.domain is None or wanted.domain == got.domain
+    if wanted.kind in ("map", "list"):
+        return got.kind == wanted.kind
+    return wanted.kind == got.kind or got.kind == "none"

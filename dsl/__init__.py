@@ -1,0 +1,1 @@
+"""The rule language: grammar, parser and syntax tree of rulecraft rule files."""

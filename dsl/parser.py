@@ -1,0 +1,401 @@
+"""Parse rule text into the syntax tree, turning Lark's errors into caret messages."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.indenter import DedentError, Indenter
+
+from rulecraft.runtime.errors import RuleSyntaxError, Span
+
+from . import syntax as s
+from .comments import CommentPool, strip_comments
+
+
+class RuleIndenter(Indenter):
+    """Blocks by indentation, as in the book's nested lists; newlines inside brackets are joined."""
+
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 4
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark.open(
+        "grammar.lark",
+        rel_to=__file__,
+        parser="lalr",
+        postlex=RuleIndenter(),
+        propagate_positions=True,
+        maybe_placeholders=True,
+        start=["start", "expr"],
+    )
+
+
+def parse(source: str, filename: str = "<rules>") -> s.File:
+    """Parse a whole rule file. Raises RuleSyntaxError with file, line, column and caret."""
+    text, comments = strip_comments(source)
+    if not text.endswith("\n"):
+        text += "\n"
+    tree = _parse_tree(text, source, filename, "start")
+    builder = _Builder(filename, CommentPool(comments))
+    declarations = builder.transform(tree)
+    return s.File(filename, source, tuple(declarations), builder.pool.rest())
+
+
+def parse_expression(text: str, filename: str = "<expression>", line: int = 1,
+                     column: int = 1, source: str | None = None) -> s.Expr:
+    """Parse one expression (a table's `= …` cell, or `rulecraft eval`), offset to where it sits."""
+    tree = _parse_tree(text, source if source is not None else text, filename, "expr",
+                       line - 1, column - 1)
+    builder = _Builder(filename, CommentPool([]), line - 1, column - 1)
+    result: s.Expr = builder.transform(tree)
+    return result
+
+
+def _parse_tree(text: str, source: str, filename: str, start: str,
+                line_offset: int = 0, column_offset: int = 0) -> Any:
+    try:
+        return _lark().parse(text, start=start)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, text, source, filename, line_offset, column_offset) from None
+    except DedentError as err:
+        raise RuleSyntaxError(f"the indentation does not line up with any block above: {err}",
+                              Span(filename, line_offset + 1, 1), source) from None
+
+
+_WORDS = {
+    "_NL": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of a block",
+    "NAME": "a name", "NUMBER": "a number", "STRING": 'a quoted text like "Sword"',
+    "DICE": "dice such as d20", "ROW": "a table row starting with |", "COLON": '":"',
+    "EQUAL": '"="', "LPAR": '"("', "RPAR": '")"', "LSQB": '"["', "RSQB": '"]"', "COMMA": '","',
+    "DOT": '"."', "COMPARE": "a comparison", "ADD": '"+" or "-"', "MUL": '"*" or "/"',
+    "SIGN": '"-"', "__ANON_0": '"->"', "$END": "the end of the file", "IN_CELLS": '"in cells"',
+}
+
+
+def _describe(expected: set[str]) -> str:
+    names = sorted({_WORDS.get(e, e.lower().strip("_")) for e in expected})
+    if len(names) > 6:
+        names = names[:6] + ["…"]
+    return ", ".join(names)
+
+
+def _syntax_error(err: UnexpectedInput, text: str, source: str, filename: str,
+                  line_offset: int, column_offset: int) -> RuleSyntaxError:
+    line = (err.line if err.line and err.line > 0 else text.count("\n") + 1) + line_offset
+    column = (err.column if err.column and err.column > 0 else 1)
+    if err.line == 1:
+        column += column_offset
+    width = 1
+    if isinstance(err, UnexpectedToken):
+        token = err.token
+        shown = _WORDS.get(token.type) if token.type.startswith("_") or token.type == "$END" \
+            else repr(str(token))
+        message = f"unexpected {shown}; expected {_describe(err.expected)}"
+        width = max(1, len(str(token))) if not token.type.startswith("_") else 1
+    elif isinstance(err, UnexpectedCharacters):
+        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        message = f"unexpected character {char!r}"
+        if char == "'":
+            message += ' (texts are written in double quotes: "like this")'
+    elif isinstance(err, UnexpectedEOF):
+        message = f"the file ends too early; expected {_describe(set(err.expected))}"
+    else:
+        message = "the rule text does not follow the language"
+    return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)
+
+
+def _unquote(token: Token | None) -> str | None:
+    return None if token is None else str(token)[1:-1]
+
+
+@v_args(meta=True)
+class _Builder(Transformer):
+    """Turn Lark's parse tree into syntax nodes; methods are named after grammar rules."""
+
+    def __init__(self, filename: str, pool: CommentPool, line_offset: int = 0,
+                 column_offset: int = 0) -> None:
+        super().__init__()
+        self.filename = filename
+        self.pool = pool
+        self.line_offset = line_offset
+        self.column_offset = column_offset
+
+    # -- spans --------------------------------------------------------------------------------
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", False):
+            return Span(self.filename, 1 + self.line_offset, 1 + self.column_offset)
+        col_shift = self.column_offset if meta.line == 1 else 0
+        end_shift = self.column_offset if meta.end_line == 1 else 0
+        return Span(self.filename, meta.line + self.line_offset, meta.column + col_shift,
+                    meta.end_line + self.line_offset, meta.end_column + end_shift,
+                    meta.start_pos, meta.end_pos)
+
+    def _tspan(self, tok: Token) -> Span:
+        col_shift = self.column_offset if tok.line == 1 else 0
+        return Span(self.filename, tok.line + self.line_offset, tok.column + col_shift,
+                    (tok.end_line or tok.line) + self.line_offset,
+                    (tok.end_column or tok.column) + col_shift, tok.start_pos or 0,
+                    tok.end_pos or 0)
+
+    def _claim(self, span: Span) -> tuple[str, ...]:
+        return self.pool.claim(span.line - self.line_offset)
+
+    # -- file and declarations -----------------------------------------------------------------
+    def start(self, meta: Any, children: list[Any]) -> list[Any]:
+        return [c for c in children if c is not None]
+
+    def rulebook_decl(self, meta: Any, c: list[Any]) -> s.RulebookDecl:
+        span = self._span(meta)
+        metas = tuple(x for x in c[2:] if isinstance(x, s.Meta))
+        return s.RulebookDecl(str(c[0]), _unquote(c[1]), metas, span, self._claim(span))
+
+    def meta(self, meta: Any, c: list[Any]) -> s.Meta:
+        span = self._span(meta)
+        return s.Meta(str(c[0]), _unquote(c[1]) or "", span, self._claim(span))
+
+    def enum_decl(self, meta: Any, c: list[Any]) -> s.EnumDecl:
+        span = self._span(meta)
+        return s.EnumDecl(str(c[0]), _unquote(c[1]), tuple(c[2:]), span, self._claim(span))
+
+    def member(self, meta: Any, c: list[Any]) -> s.Member:
+        tok = c[0]
+        text = str(tok)[1:-1] if tok.type == "STRING" else str(tok)
+        return s.Member(text, self._tspan(tok))
+
+    def table_decl(self, meta: Any, c: list[Any]) -> s.TableDecl:
+        span = self._span(meta)
+        name, title = str(c[0]), _unquote(c[1])
+        keys = tuple(x for x in c[2:] if isinstance(x, s.KeySpec))
+        cell_type = next((x for x in c[2:] if isinstance(x, (str, tuple)) and not
+                          isinstance(x, Token)), None)
+        given = next((x.children for x in c[2:] if getattr(x, "data", None) == "given"), ())
+        rows = tuple(x for x in c if isinstance(x, s.RowLine))
+        options = tuple(x for x in c if isinstance(x, s.TableOption))
+        comments = self._claim(span)
+        return s.TableDecl(name, title, keys, cell_type, tuple(given), rows, options, span,
+                           comments)
+
+    def key_spec(self, meta: Any, c: list[Any]) -> s.KeySpec:
+        return s.KeySpec(str(c[0]), c[1], c[2] is not None, self._span(meta))
+
+    def key_named(self, meta: Any, c: list[Any]) -> s.NamedType:
+        return s.NamedType(str(c[0]), self._span(meta))
+
+    def key_integer(self, meta: Any, c: list[Any]) -> s.NamedType:
+        return s.NamedType("integer", self._span(meta))
+
+    def key_number(self, meta: Any, c: list[Any]) -> s.NamedType:
+        return s.NamedType("number", self._span(meta))
+
+    def key_range(self, meta: Any, c: list[Any]) -> s.RangeType:
+        return c[0]
+
+    def cell_named(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def cell_record(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
+        return tuple(str(x) for x in c)
+
+    def given(self, meta: Any, c: list[Any]) -> Any:
+        from lark import Tree
+
+        return Tree("given", [str(x) for x in c])
+
+    def row(self, meta: Any, c: list[Any]) -> s.RowLine:
+        span = self._tspan(c[0])
+        return s.RowLine(str(c[0]).rstrip(), span, self._claim(span))
+
+    def table_option(self, meta: Any, c: list[Any]) -> s.TableOption:
+        span = self._span(meta)
+        return s.TableOption(str(c[0]), str(c[1]), span, self._claim(span))
+
+    def range_(self, meta: Any, c: list[Any]) -> s.RangeType:
+        return s.RangeType(c[0], c[1], self._span(meta))
+
+    def signed(self, meta: Any, c: list[Any]) -> str:
+        return "".join(str(x) for x in c if x is not None)
+
+    def type_named(self, meta: Any, c: list[Any]) -> s.NamedType:
+        return s.NamedType(str(c[0]), self._span(meta))
+
+    def type_range(self, meta: Any, c: list[Any]) -> s.RangeType:
+        return c[0]
+
+    def type_map(self, meta: Any, c: list[Any]) -> s.MapType:
+        return s.MapType(c[0], c[1], self._span(meta))
+
+    def type_list(self, meta: Any, c: list[Any]) -> s.ListType:
+        return s.ListType(c[0], self._span(meta))
+
+    def formula_decl(self, meta: Any, c: list[Any]) -> s.FormulaDecl:
+        span = self._span(meta)
+        params = tuple(c[1] or ())
+        return s.FormulaDecl(str(c[0]), params, _unquote(c[2]), c[3], span, self._claim(span))
+
+    def params(self, meta: Any, c: list[Any]) -> list[s.Param]:
+        return list(c)
+
+    def param(self, meta: Any, c: list[Any]) -> s.Param:
+        return s.Param(str(c[0]), c[1], c[2], self._span(meta))
+
+    def combatant_decl(self, meta: Any, c: list[Any]) -> s.CombatantDecl:
+        span = self._span(meta)
+        fields = tuple(x for x in c[2:] if isinstance(x, s.FieldDecl))
+        return s.CombatantDecl(str(c[0]), _unquote(c[1]), fields, span, self._claim(span))
+
+    def characteristic(self, meta: Any, c: list[Any]) -> s.FieldDecl:
+        span = self._span(meta)
+        return s.FieldDecl("characteristic", str(c[0]), c[1], c[2], None, span, self._claim(span))
+
+    def derived(self, meta: Any, c: list[Any]) -> s.FieldDecl:
+        span = self._span(meta)
+        return s.FieldDecl("derived", str(c[0]), None, c[1], None, span, self._claim(span))
+
+    def state(self, meta: Any, c: list[Any]) -> s.FieldDecl:
+        span = self._span(meta)
+        return s.FieldDecl("state", str(c[0]), c[1], c[2], c[3], span, self._claim(span))
+
+    def combined(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    # -- procedures ----------------------------------------------------------------------------
+    def procedure_decl(self, meta: Any, c: list[Any]) -> s.ProcedureDecl:
+        span = self._span(meta)
+        return s.ProcedureDecl(str(c[0]), _unquote(c[1]), tuple(c[2] or ()), tuple(c[3:]), span,
+                               self._claim(span))
+
+    def roll_step(self, meta: Any, c: list[Any]) -> s.RollStep:
+        span = self._span(meta)
+        return s.RollStep(str(c[0]), c[1], span, self._claim(span))
+
+    def let_step(self, meta: Any, c: list[Any]) -> s.LetStep:
+        span = self._span(meta)
+        return s.LetStep(str(c[0]), c[1], span, self._claim(span))
+
+    def choose_step(self, meta: Any, c: list[Any]) -> s.ChooseStep:
+        span = self._span(meta)
+        return s.ChooseStep(str(c[0]), str(c[1]), c[2], c[3], span, self._claim(span))
+
+    def if_step(self, meta: Any, c: list[Any]) -> s.IfStep:
+        span = self._span(meta)
+        branches = [s.Branch(c[0], c[1], span)]
+        otherwise = None
+        for extra in c[2:]:
+            if isinstance(extra, s.Branch):
+                branches.append(extra)
+            elif extra is not None:
+                otherwise = extra
+        return s.IfStep(tuple(branches), otherwise, span, self._claim(span))
+
+    def else_if(self, meta: Any, c: list[Any]) -> s.Branch:
+        return s.Branch(c[0], c[1], self._span(meta))
+
+    def else_(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return c[0]
+
+    def block(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def set_step(self, meta: Any, c: list[Any]) -> s.ChangeStep:
+        span = self._span(meta)
+        return s.ChangeStep("set", c[0], c[1], span, self._claim(span))
+
+    def add_step(self, meta: Any, c: list[Any]) -> s.ChangeStep:
+        span = self._span(meta)
+        return s.ChangeStep("add", c[1], c[0], span, self._claim(span))
+
+    def target(self, meta: Any, c: list[Any]) -> s.Target:
+        return s.Target(str(c[0]), str(c[1]), tuple(c[2:]), self._span(meta))
+
+    def outcome_step(self, meta: Any, c: list[Any]) -> s.OutcomeStep:
+        span = self._span(meta)
+        values = tuple(x for x in c[2:] if isinstance(x, s.Assign))
+        return s.OutcomeStep(str(c[0]), _unquote(c[1]), values, span, self._claim(span))
+
+    def assign(self, meta: Any, c: list[Any]) -> s.Assign:
+        return s.Assign(str(c[0]), c[1], self._span(meta))
+
+    # -- expressions ---------------------------------------------------------------------------
+    def conditional(self, meta: Any, c: list[Any]) -> s.Conditional:
+        return s.Conditional(c[0], c[1], c[2], self._span(meta))
+
+    def or_(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("or", c[0], c[1], self._span(meta))
+
+    def and_(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("and", c[0], c[1], self._span(meta))
+
+    def not_(self, meta: Any, c: list[Any]) -> s.Unary:
+        return s.Unary("not", c[0], self._span(meta))
+
+    def compare(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary(str(c[1]), c[0], c[2], self._span(meta))
+
+    def member_of(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("in", c[0], c[1], self._span(meta))
+
+    def not_member_of(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("not in", c[0], c[1], self._span(meta))
+
+    def binop(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary(str(c[1]), c[0], c[2], self._span(meta))
+
+    def neg(self, meta: Any, c: list[Any]) -> s.Unary:
+        return s.Unary("-", c[1], self._span(meta))
+
+    def attr(self, meta: Any, c: list[Any]) -> s.Attr:
+        return s.Attr(c[0], str(c[1]), self._span(meta))
+
+    def index(self, meta: Any, c: list[Any]) -> s.Index:
+        return s.Index(c[0], tuple(c[1:]), self._span(meta))
+
+    def call(self, meta: Any, c: list[Any]) -> s.Call:
+        args = c[1] or []
+        positional = tuple(a for a in args if not isinstance(a, tuple))
+        named = tuple(a for a in args if isinstance(a, tuple))
+        return s.Call(str(c[0]), positional, named, self._span(meta))
+
+    def aggregate(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        return s.Aggregate(str(c[0]), c[1], str(c[2]), c[3], self._span(meta))
+
+    def args(self, meta: Any, c: list[Any]) -> list[Any]:
+        return list(c)
+
+    def arg(self, meta: Any, c: list[Any]) -> Any:
+        return c[0]
+
+    def named_arg(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return (str(c[0]), c[1])
+
+    def number(self, meta: Any, c: list[Any]) -> s.Number:
+        return s.Number(str(c[0]), self._span(meta))
+
+    def string(self, meta: Any, c: list[Any]) -> s.String:
+        return s.String(str(c[0])[1:-1], self._span(meta))
+
+    def dice(self, meta: Any, c: list[Any]) -> s.DiceLit:
+        return s.DiceLit(str(c[0]), self._span(meta))
+
+    def name(self, meta: Any, c: list[Any]) -> s.Name:
+        return s.Name(str(c[0]), self._span(meta))
+
+    def true(self, meta: Any, c: list[Any]) -> s.Constant:
+        return s.Constant(True, self._span(meta))
+
+    def false(self, meta: Any, c: list[Any]) -> s.Constant:
+        return s.Constant(False, self._span(meta))
+
+    def none(self, meta: Any, c: list[Any]) -> s.Constant:
+        return s.Constant(None, self._span(meta))
+
+    def list_(self, meta: Any, c: list[Any]) -> s.ListLit:
+        return s.ListLit(tuple(x for x in c if x is not None), self._span(meta))

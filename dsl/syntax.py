@@ -1,0 +1,342 @@
+"""The syntax tree: frozen nodes, one per grammar rule, each with its source span."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import attrs
+
+from rulecraft.runtime.errors import Span
+
+# ---- expressions -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Number:  # number
+    text: str
+    span: Span
+
+
+@attrs.frozen
+class String:  # string
+    value: str
+    span: Span
+
+
+@attrs.frozen
+class DiceLit:  # dice
+    text: str
+    span: Span
+
+
+@attrs.frozen
+class Constant:  # true / false / none
+    value: Any
+    span: Span
+
+
+@attrs.frozen
+class Name:  # name
+    name: str
+    span: Span
+
+
+@attrs.frozen
+class ListLit:  # list_
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class Unary:  # neg, not_
+    op: str
+    operand: Expr
+    span: Span
+
+
+@attrs.frozen
+class Binary:  # binop, compare, and_, or_, member_of, not_member_of
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@attrs.frozen
+class Conditional:  # conditional
+    test: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span
+
+
+@attrs.frozen
+class Attr:  # attr
+    value: Expr
+    name: str
+    span: Span
+
+
+@attrs.frozen
+class Index:  # index
+    value: Expr
+    keys: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class Call:  # call
+    name: str
+    args: tuple[Expr, ...]
+    named: tuple[tuple[str, Expr], ...]
+    span: Span
+
+
+@attrs.frozen
+class Aggregate:  # aggregate: max(expr for x in collection)
+    name: str
+    body: Expr
+    var: str
+    collection: Expr
+    span: Span
+
+
+Expr = Union[Number, String, DiceLit, Constant, Name, ListLit, Unary, Binary, Conditional, Attr,
+             Index, Call, Aggregate]
+
+# ---- types -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class RangeType:  # type_range / key_range: 1..20
+    low: str
+    high: str
+    span: Span
+
+
+@attrs.frozen
+class NamedType:  # type_named / key_named / key_integer / key_number
+    name: str
+    span: Span
+
+
+@attrs.frozen
+class MapType:  # type_map
+    key: TypeExpr
+    item: TypeExpr
+    span: Span
+
+
+@attrs.frozen
+class ListType:  # type_list
+    item: TypeExpr
+    span: Span
+
+
+TypeExpr = Union[RangeType, NamedType, MapType, ListType]
+
+# ---- declarations ------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Meta:  # meta
+    key: str
+    value: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RulebookDecl:  # rulebook_decl
+    name: str
+    title: str | None
+    meta: tuple[Meta, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Member:  # member
+    name: str
+    span: Span
+
+
+@attrs.frozen
+class EnumDecl:  # enum_decl
+    name: str
+    title: str | None
+    members: tuple[Member, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class KeySpec:  # key_spec
+    name: str
+    type: TypeExpr | None
+    in_cells: bool
+    span: Span
+
+
+@attrs.frozen
+class RowLine:  # row: the raw `| a | b |` text, split into cells by the compiler's table pass
+    text: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class TableOption:  # table_option
+    name: str
+    value: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class TableDecl:  # table_decl
+    name: str
+    title: str | None
+    keys: tuple[KeySpec, ...]
+    cell_type: tuple[str, ...] | str | None  # an enum/type name, a record's fields, or None
+    given: tuple[str, ...]
+    rows: tuple[RowLine, ...]
+    options: tuple[TableOption, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Param:  # param
+    name: str
+    type: TypeExpr | None
+    default: Expr | None
+    span: Span
+
+
+@attrs.frozen
+class FormulaDecl:  # formula_decl
+    name: str
+    params: tuple[Param, ...]
+    title: str | None
+    body: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class FieldDecl:  # characteristic / derived / state
+    role: str
+    name: str
+    type: TypeExpr | None
+    value: Expr | None
+    combined_by: str | None
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class CombatantDecl:  # combatant_decl
+    name: str
+    title: str | None
+    fields: tuple[FieldDecl, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Target:  # target: party.field[index]...
+    party: str
+    field: str
+    index: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class RollStep:  # roll_step
+    name: str
+    dice: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class LetStep:  # let_step
+    name: str
+    value: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ChooseStep:  # choose_step
+    name: str
+    party: str
+    options: Expr
+    default: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Branch:  # the `if`/`else if` arm of if_step and else_if
+    test: Expr
+    body: tuple[Step, ...]
+    span: Span
+
+
+@attrs.frozen
+class IfStep:  # if_step
+    branches: tuple[Branch, ...]
+    otherwise: tuple[Step, ...] | None
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ChangeStep:  # set_step / add_step
+    mode: str  # "set" or "add"
+    target: Target
+    value: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Assign:  # assign
+    name: str
+    value: Expr
+    span: Span
+
+
+@attrs.frozen
+class OutcomeStep:  # outcome_step
+    name: str
+    title: str | None
+    values: tuple[Assign, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+Step = Union[RollStep, LetStep, ChooseStep, IfStep, ChangeStep, OutcomeStep]
+
+
+@attrs.frozen
+class ProcedureDecl:  # procedure_decl
+    name: str
+    title: str | None
+    params: tuple[Param, ...]
+    steps: tuple[Step, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl]
+
+
+@attrs.frozen
+class File:  # start
+    filename: str
+    source: str
+    declarations: tuple[Declaration, ...]
+    trailing_comments: tuple[str, ...] = ()

@@ -1,0 +1,1 @@
+"""The rulebooks that ship with rulecraft, as `.rules` files (loaded by name)."""

@@ -1,0 +1,62 @@
+"""The public façade: load or compile a rulebook, evaluate an expression in its scope."""
+
+from __future__ import annotations
+
+import difflib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rulecraft.compiler.build import compile_file
+from rulecraft.compiler.evaluate import evaluate_in
+from rulecraft.runtime.errors import UnknownRulebookError
+from rulecraft.runtime.rulebook import Rulebook
+
+_cache: dict[tuple[str, str], Rulebook] = {}
+
+
+def builtin_rulebooks() -> list[str]:
+    """Names of the rulebooks shipped with rulecraft."""
+    folder = resources.files("rulecraft.rulebooks")
+    return sorted(p.name[: -len(".rules")] for p in folder.iterdir() if p.name.endswith(".rules"))
+
+
+def compile(text: str, filename: str = "<rules>") -> Rulebook:  # noqa: A001 - the façade's verb
+    """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
+    key = (filename, text)
+    if key not in _cache:
+        _cache[key] = compile_file(text, filename)
+    return _cache[key]
+
+
+def load(name_or_path: str | Path) -> Rulebook:
+    """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
+    text, filename = _read(name_or_path)
+    return compile(text, filename)
+
+
+def evaluate(rulebook: Rulebook, expression: str) -> Any:
+    """Evaluate an expression of the language (a formula call, a table lookup) in a rulebook."""
+    return evaluate_in(rulebook, expression)
+
+
+def _read(name_or_path: str | Path) -> tuple[str, str]:
+    name = str(name_or_path)
+    if name in builtin_rulebooks():
+        resource = resources.files("rulecraft.rulebooks") / f"{name}.rules"
+        return resource.read_text(encoding="utf-8"), f"{name}.rules"
+    path = Path(name)
+    if path.is_file():
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except (OSError, UnicodeDecodeError) as err:
+            raise UnknownRulebookError(f"cannot read {name}: {err}") from None
+    close = difflib.get_close_matches(name, builtin_rulebooks(), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise UnknownRulebookError(
+        f"no rulebook called {name!r}: not a built-in ({', '.join(builtin_rulebooks())}) "
+        f"and no such file{hint}"
+    )
+
+
+__all__ = ["builtin_rulebooks", "compile", "evaluate", "load"]

@@ -1,0 +1,211 @@
+"""The `rulecraft` command: a thin click layer over the façade. Exit 0 ok, 1 rule error, 2 usage."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rulecraft.compiler.evaluate import parse_dice_text
+from rulecraft.runtime.dice import ScriptedDice, SeededDice
+from rulecraft.runtime.errors import RangeError, RulecraftError
+from rulecraft.runtime.values import display, to_public
+
+from . import api
+
+
+def _fail(err: RulecraftError) -> None:
+    click.echo(str(err), err=True)
+    sys.exit(1)
+
+
+def _emit(data: Any, as_json: bool, text: str) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rulecraft")
+def cli() -> None:
+    """rulecraft: tabletop combat rules as data. Check rule files, look up their tables,
+    evaluate their formulas, roll dice and resolve procedures such as a melee attack."""
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def list_(as_json: bool) -> None:
+    """List the built-in rulebooks."""
+    names = api.builtin_rulebooks()
+    rows = []
+    for name in names:
+        rb = api.load(name)
+        rows.append({"name": name, "title": rb.title, "tables": len(rb.tables),
+                     "formulas": len(rb.formulas), "procedures": len(rb.procedures)})
+    text = "\n".join(f"{r['name']:<16} {r['title']} ({r['tables']} tables, {r['formulas']} "
+                     f"formulas, {r['procedures']} procedures)" for r in rows)
+    _emit(rows, as_json, text)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True)
+def check(files: tuple[str, ...]) -> None:
+    """Check rule files (paths or built-in names); report every error with a caret.
+
+    Exit status 0 when all are clean, 1 when any has errors."""
+    failed = False
+    for name in files:
+        try:
+            rb = api.load(name)
+        except RulecraftError as err:
+            click.echo(str(err), err=True)
+            failed = True
+            continue
+        click.echo(f"{name}: ok — {len(rb.tables)} tables, {len(rb.formulas)} formulas, "
+                   f"{len(rb.procedures)} procedures")
+    sys.exit(1 if failed else 0)
+
+
+@cli.command("eval")
+@click.argument("rulebook")
+@click.argument("expression")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def eval_(rulebook: str, expression: str, as_json: bool) -> None:
+    """Evaluate EXPRESSION in a rulebook: a formula call or a table lookup.
+
+    Examples: 'skill(12, 5, "Standard")', 'wounds[5, "Head"]'."""
+    try:
+        value = api.evaluate(api.load(rulebook), expression)
+    except RulecraftError as err:
+        _fail(err)
+        return
+    shown = value if not hasattr(value, "_data") else dict(value)
+    _emit({"expression": expression, "value": _plain(shown)}, as_json, display(_plain(shown)))
+
+
+@cli.command()
+@click.argument("dice")
+@click.option("--seed", type=int, default=None, help="Seed for reproducible rolls.")
+@click.option("--explain", is_flag=True, help="Show every die.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def roll(dice: str, seed: int | None, explain: bool, as_json: bool) -> None:
+    """Roll DICE such as d20, 3d6, 2d4+12 or 4d6kh3 (keep highest 3)."""
+    try:
+        parsed = parse_dice_text(dice)
+        total, faces = SeededDice(seed).roll(parsed)
+    except RulecraftError as err:
+        _fail(err)
+        return
+    text = str(to_public(total))
+    if explain:
+        text = f"{parsed}: {', '.join(map(str, faces)) or 'no dice'} → {text}"
+    _emit({"dice": str(parsed), "total": to_public(total), "faces": list(faces)}, as_json, text)
+
+
+@cli.command()
+@click.argument("rulebook")
+@click.argument("procedure")
+@click.argument("arguments", nargs=-1)
+@click.option("--seed", type=int, default=None, help="Seed for reproducible dice.")
+@click.option("--dice", "scripted", default=None, help="Scripted dice, one per die: 17,4")
+@click.option("--trace", is_flag=True, help="Show every roll, value, choice and branch.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | None,
+        scripted: str | None, trace: bool, as_json: bool) -> None:
+    """Run PROCEDURE of RULEBOOK. ARGUMENTS are party.field=value for combatants
+    (attacker.strength=12, attacker.training.Sword=5), party=@file.json for a whole combatant,
+    and name=value for choices (defence="Active Dodge")."""
+    try:
+        rb = api.load(rulebook)
+        proc = rb.procedures.get(procedure)
+        if proc is None:
+            raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "
+                             f"(it has: {', '.join(rb.procedures)})")
+        kwargs = _arguments(rb, proc, arguments)
+        dice = SeededDice(seed) if scripted is None else ScriptedDice(_dice_list(scripted))
+        result = proc.run(dice=dice, **kwargs)
+    except RulecraftError as err:
+        _fail(err)
+        return
+    if as_json:
+        data = result.as_json()
+        if not trace:
+            data.pop("trace")
+        _emit(data, True, "")
+        return
+    lines = [f"{result.outcome.name}"]
+    lines += [f"  {k}: {display(result.outcome[k])}" for k in result.outcome]
+    if trace:
+        lines += ["trace:"] + [f"  {entry}" for entry in result.trace]
+    click.echo("\n".join(lines))
+
+
+def _dice_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise RangeError(f"--dice takes whole numbers separated by commas, like 17,4; got {text!r}")
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def _arguments(rb: Any, proc: Any, arguments: tuple[str, ...]) -> dict[str, Any]:
+    parties: dict[str, dict[str, Any]] = {}
+    plain: dict[str, Any] = {}
+    for arg in arguments:
+        if "=" not in arg:
+            raise RangeError(f"arguments are name=value or party.field=value; got {arg!r}")
+        name, value = arg.split("=", 1)
+        if value.startswith("@"):
+            try:
+                parties.setdefault(name, {}).update(json.loads(Path(value[1:]).read_text()))
+            except (OSError, ValueError) as err:
+                raise RangeError(f"cannot read combatant {name} from {value[1:]}: {err}") from None
+            continue
+        path = name.split(".")
+        if len(path) == 1:
+            plain[name] = _value(value)
+            continue
+        target = parties.setdefault(path[0], {})
+        for key in path[1:-1]:
+            target = target.setdefault(key, {})
+        target[path[-1]] = _value(value)
+    for p in proc.params:
+        if p.type.kind == "combatant" and p.name in parties:
+            plain[p.name] = rb.combatant(**parties.pop(p.name))
+    if parties:
+        raise RangeError(f"procedure {proc.name} has no combatant {', '.join(parties)!s}")
+    return plain
+
+
+def _plain(value: Any) -> Any:
+    value = to_public(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def main() -> None:
+    """Console entry point: rule errors exit 1 with a caret; nothing else may show a traceback."""
+    try:
+        cli.main(standalone_mode=True)
+    except RulecraftError as err:  # pragma: no cover - commands catch their own
+        _fail(err)
+    except Exception as err:  # noqa: BLE001 - last line of defence: never a raw traceback
+        click.echo(f"rulecraft: internal error: {type(err).__name__}: {err}\n"
+                   "This is a bug in rulecraft, not in your rule file; please report it.", err=True)
+        sys.exit(3)

@@ -1,0 +1,180 @@
+"""Combatants: characteristics and equipment given, figures derived, state changed by a fight."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from .errors import RangeError, Span
+from .values import display, to_internal, to_public
+
+
+@attrs.frozen
+class ValueType:
+    """A declared type: what a parameter, characteristic or state field accepts."""
+
+    kind: str  # "integer", "number", "enum", "name", "map", "list", "dice", "combatant", "bool", "any"
+    text: str  # as written in the rule file, for messages and sheets
+    low: Any = None
+    high: Any = None
+    members: tuple[str, ...] | None = None
+    key: ValueType | None = None
+    item: ValueType | None = None
+
+    def describe(self) -> str:
+        if self.kind in ("integer", "number") and self.low is not None:
+            whole = "a whole number" if self.kind == "integer" else "a number"
+            return f"{whole} from {display(self.low)} to {display(self.high)}"
+        if self.members is not None:
+            return "one of " + ", ".join(self.members)
+        return f"a {self.text}"
+
+
+def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source: str | None) -> Any:
+    """Validate and convert a value handed in from Python against its declared type."""
+    value = to_internal(value)
+    kind = vt.kind
+    ok = True
+    if kind == "integer":
+        ok = type(value) is int and (vt.low is None or vt.low <= value <= vt.high)
+    elif kind == "number":
+        ok = type(value) is not bool and isinstance(value, (int, type(to_internal(0.5))))
+        ok = ok and (vt.low is None or vt.low <= value <= vt.high)
+    elif kind == "enum":
+        ok = isinstance(value, str) and vt.members is not None and value in vt.members
+        if not ok and isinstance(value, str) and vt.members:
+            close = difflib.get_close_matches(value, vt.members, n=1)
+            if close:
+                raise RangeError(
+                    f"{name} must be {vt.describe()}; got {value!r} — did you mean {close[0]!r}?",
+                    span,
+                    source,
+                )
+    elif kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "map":
+        if not isinstance(value, Mapping):
+            ok = False
+        else:
+            assert vt.key is not None and vt.item is not None
+            return {
+                check_value(f"{name} key", vt.key, k, span, source): check_value(
+                    f"{name}[{k}]", vt.item, v, span, source
+                )
+                for k, v in value.items()
+            }
+    elif kind == "list":
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            ok = False
+        else:
+            assert vt.item is not None
+            return tuple(check_value(f"{name} item", vt.item, v, span, source) for v in value)
+    if not ok:
+        raise RangeError(f"{name} must be {vt.describe()}; got {display(value)!r}", span, source)
+    return value
+
+
+@attrs.frozen
+class Field:
+    """One line of a combatant model: a characteristic, a derived figure or a state field."""
+
+    name: str
+    role: str  # "characteristic", "derived" or "state"
+    type: ValueType | None
+    text: str  # the declaration as written
+    span: Span | None = attrs.field(default=None, eq=False)
+    comments: tuple[str, ...] = ()
+    default: Any = None
+    has_default: bool = False
+    combine: str | None = None  # the pair table that merges a state list's items
+
+
+@attrs.define(eq=False)
+class CombatantModel:
+    """What a combatant of a rulebook is made of, and how its derived figures are computed."""
+
+    name: str
+    title: str
+    fields: tuple[Field, ...]
+    span: Span | None = None
+    comments: tuple[str, ...] = ()
+    source: str | None = attrs.field(default=None, repr=False)
+    derive: Callable[[dict[str, Any]], None] = attrs.field(default=None, repr=False)
+    combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def build(self, **given: Any) -> Combatant:
+        """Validate the given characteristics and state, then compute every derived figure."""
+        values: dict[str, Any] = {}
+        known = {f.name for f in self.fields if f.role != "derived"}
+        for extra in given:
+            if extra not in known:
+                close = difflib.get_close_matches(extra, sorted(known), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise RangeError(
+                    f"a {self.name} has no characteristic or state called {extra!r}{hint}",
+                    self.span,
+                    self.source,
+                )
+        for f in self.fields:
+            if f.role == "derived":
+                continue
+            if f.name in given:
+                assert f.type is not None
+                values[f.name] = check_value(f.name, f.type, given[f.name], f.span, self.source)
+            elif f.has_default:
+                values[f.name] = f.default
+            else:
+                raise RangeError(f"a {self.name} needs {f.name} ({f.type.describe() if f.type else ''})",
+                                 f.span, self.source)
+        self.derive(values)
+        return Combatant(self, values)
+
+
+class Combatant:
+    """One combatant: read figures as attributes (`fighter.anti_parry`) or items."""
+
+    __slots__ = ("model", "_values")
+
+    def __init__(self, model: CombatantModel, values: dict[str, Any]) -> None:
+        self.model = model
+        self._values = values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return to_public(self._values[name])
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return to_public(self._values[name])
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every characteristic, derived figure and state value, as plain Python values."""
+        return {k: to_public(v) for k, v in self._values.items()}
+
+    def changed(self, name: str, value: Any) -> Combatant:
+        """A copy with one state field replaced and the derived figures recomputed."""
+        values = {f.name: self._values[f.name] for f in self.model.fields if f.role != "derived"}
+        values[name] = value
+        self.model.derive(values)
+        return Combatant(self.model, values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Combatant) and other._values == self._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, repr(v)) for k, v in self._values.items())))
+
+    def __repr__(self) -> str:
+        given = [f.name for f in self.model.fields if f.role == "characteristic"]
+        inner = ", ".join(f"{n}={self._values[n]!r}" for n in given)
+        return f"{self.model.name}({inner})"

@@ -1,0 +1,271 @@
+"""Dice as values, and the one dice source behind every draw: seeded, scripted or enumerating."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from typing import Callable, Protocol, TypeVar
+
+import attrs
+
+from .errors import DiceError
+from .limits import DEFAULT_LIMITS, Limits
+
+
+@attrs.frozen
+class DiceTerm:
+    """`count` dice of `sides` faces, optionally keeping or dropping the highest or lowest few."""
+
+    count: int
+    sides: int
+    keep: str | None = None  # "kh", "kl", "dh" or "dl"
+    keep_count: int = 0
+    sign: int = 1
+
+    def __str__(self) -> str:
+        count = "" if self.count == 1 else str(self.count)
+        keep = f"{self.keep}{self.keep_count}" if self.keep else ""
+        return f"{count}d{self.sides}{keep}"
+
+    def kept(self, faces: Sequence[int]) -> list[int]:
+        """The faces that count toward the total after keep/drop."""
+        if self.keep is None:
+            return list(faces)
+        ordered = sorted(faces)
+        n = self.keep_count
+        if self.keep == "kh":
+            return ordered[len(ordered) - n:] if n else []
+        if self.keep == "kl":
+            return ordered[:n]
+        if self.keep == "dh":
+            return ordered[: len(ordered) - n]
+        return ordered[n:]
+
+
+@attrs.frozen
+class Dice:
+    """A dice expression as a value: terms plus a constant, e.g. `2d4+12` or `d10 - skill`."""
+
+    terms: tuple[DiceTerm, ...]
+    constant: int | Decimal = 0
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        for term in self.terms:
+            text = str(term)
+            if parts or term.sign < 0:
+                text = ("+ " if term.sign > 0 else "- ") + text
+            parts.append(text)
+        if self.constant or not parts:
+            if parts:
+                parts.append(("+ " if self.constant > 0 else "- ") + str(abs(self.constant)))
+            else:
+                parts.append(str(self.constant))
+        return " ".join(parts)
+
+    @property
+    def dice_count(self) -> int:
+        return sum(t.count for t in self.terms)
+
+    def __add__(self, other: object) -> Dice:
+        if isinstance(other, Dice):
+            return Dice(self.terms + other.terms, self.constant + other.constant)
+        if isinstance(other, (int, Decimal)):
+            return Dice(self.terms, self.constant + other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Dice:
+        return Dice(tuple(attrs.evolve(t, sign=-t.sign) for t in self.terms), -self.constant)
+
+    def __sub__(self, other: object) -> Dice:
+        if isinstance(other, (Dice, int, Decimal)):
+            return self + (-other)
+        return NotImplemented
+
+    def __rsub__(self, other: object) -> Dice:
+        if isinstance(other, (int, Decimal)):
+            return (-self) + other
+        return NotImplemented
+
+    def check(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        """Refuse dice too large to roll, naming the limit that was hit."""
+        if self.dice_count > limits.dice_per_roll:
+            raise DiceError(
+                f"{self} rolls {self.dice_count} dice; the limit is {limits.dice_per_roll} per roll"
+            )
+        for term in self.terms:
+            if term.sides < 1 or term.sides > limits.sides_per_die:
+                raise DiceError(
+                    f"{term} has {term.sides} sides; dice need 1 to {limits.sides_per_die} sides"
+                )
+            if term.keep and not 0 <= term.keep_count <= term.count:
+                raise DiceError(f"{term} keeps or drops {term.keep_count} of {term.count} dice")
+
+    def total(self, faces: Sequence[int]) -> int | Decimal:
+        """The total of this expression for the given faces, one per die in order."""
+        total = self.constant
+        it = iter(faces)
+        for term in self.terms:
+            rolled = [next(it) for _ in range(term.count)]
+            total += term.sign * sum(term.kept(rolled))
+        return total
+
+    def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[int, Fraction], ...]:
+        """Every total with its exact probability, lowest total first."""
+        self.check(limits)
+        return _distribution(self, limits.keep_drop_outcomes)
+
+
+def dice(count: int, sides: int) -> Dice:
+    """`dice(n, s)` in a rule: n dice of s sides, for counts computed at play time."""
+    if count < 0:
+        raise DiceError(f"cannot roll {count} dice")
+    return Dice((DiceTerm(count, sides),)) if count else Dice(())
+
+
+@lru_cache(maxsize=512)
+def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[int, Fraction], ...]:
+    dist: dict[int | Decimal, Fraction] = {d.constant: Fraction(1)}
+    for term in d.terms:
+        dist = _convolve(dist, _term_distribution(term, keep_drop_outcomes), term.sign)
+    return tuple(sorted(dist.items()))
+
+
+def _term_distribution(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, Fraction]:
+    if term.keep is None:
+        single = {face: Fraction(1, term.sides) for face in range(1, term.sides + 1)}
+        out: dict[int, Fraction] = {0: Fraction(1)}
+        for _ in range(term.count):
+            out = _convolve(out, single, 1)
+        return out
+    if term.sides**term.count > keep_drop_outcomes:
+        raise DiceError(
+            f"{term} has {term.sides ** term.count} outcomes to enumerate; "
+            f"the limit is {keep_drop_outcomes}"
+        )
+    weight = Fraction(1, term.sides**term.count)
+    out = {}
+    for faces in itertools.product(range(1, term.sides + 1), repeat=term.count):
+        total = sum(term.kept(faces))
+        out[total] = out.get(total, Fraction(0)) + weight
+    return out
+
+
+def _convolve(a: dict[int, Fraction], b: dict[int, Fraction], sign: int) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for x, px in a.items():
+        for y, py in b.items():
+            key = x + sign * y
+            out[key] = out.get(key, Fraction(0)) + px * py
+    return out
+
+
+class DiceSource(Protocol):
+    """Where every random number comes from: `roll` returns the total and the faces drawn."""
+
+    def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]: ...
+
+
+class SeededDice:
+    """Reproducible random dice: the same seed gives the same faces on every machine."""
+
+    def __init__(self, seed: int | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.seed = seed
+        self.limits = limits
+        self._random = random.Random(seed)
+
+    def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
+        dice.check(self.limits)
+        randint = self._random.randint
+        faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
+        return dice.total(faces), faces
+
+
+class ScriptedDice:
+    """Dice results given in advance, one value per die, consumed in order."""
+
+    def __init__(self, results: Sequence[int], limits: Limits = DEFAULT_LIMITS) -> None:
+        self.results = list(results)
+        self.used = 0
+        self.limits = limits
+
+    def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
+        dice.check(self.limits)
+        faces: list[int] = []
+        for term in dice.terms:
+            for _ in range(term.count):
+                if self.used >= len(self.results):
+                    given = ", ".join(str(r) for r in self.results) or "none"
+                    raise DiceError(
+                        f"the scripted dice ran out: a d{term.sides} was needed after all "
+                        f"{len(self.results)} given results were used ({given})"
+                    )
+                value = self.results[self.used]
+                if not 1 <= value <= term.sides:
+                    raise DiceError(
+                        f"scripted result {value} (number {self.used + 1}) cannot come from "
+                        f"a d{term.sides}"
+                    )
+                self.used += 1
+                faces.append(value)
+        return dice.total(faces), tuple(faces)
+
+    @property
+    def unused(self) -> list[int]:
+        return self.results[self.used:]
+
+
+class PathDice:
+    """One path through an enumeration: replays chosen totals and records how to branch."""
+
+    def __init__(self, path: list[int], limits: Limits = DEFAULT_LIMITS) -> None:
+        self.path = path
+        self.branching: list[int] = []
+        self.position = 0
+        self.probability = Fraction(1)
+        self.limits = limits
+
+    def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
+        dist = dice.distribution(self.limits)
+        if self.position == len(self.path):
+            self.path.append(0)
+        index = self.path[self.position]
+        self.branching.append(len(dist))
+        self.position += 1
+        total, probability = dist[index]
+        self.probability *= probability
+        return total, ()
+
+
+T = TypeVar("T")
+
+
+def enumerate_paths(
+    run_once: Callable[[PathDice], T], limits: Limits = DEFAULT_LIMITS
+) -> Iterator[tuple[Fraction, T]]:
+    """Run `run_once` once per path of roll totals, yielding each path's exact probability."""
+    path: list[int] = []
+    count = 0
+    while True:
+        count += 1
+        if count > limits.enumeration_paths:
+            raise DiceError(
+                f"enumeration needs more than {limits.enumeration_paths} paths "
+                "(the enumeration_paths limit)"
+            )
+        source = PathDice(path, limits)
+        result = run_once(source)
+        yield source.probability, result
+        path = source.path[: source.position]
+        branching = source.branching
+        while path and path[-1] + 1 >= branching[len(path) - 1]:
+            path.pop()
+        if not path:
+            return
+        path[-1] += 1

@@ -1,0 +1,116 @@
+"""Errors a rule file or a use of a rulebook can cause, each pointing at the rule text."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Span:
+    """Where a piece of rule text sits: file, 1-based line and column, and offsets for slicing."""
+
+    filename: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+    start: int = 0
+    end: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}"
+
+
+class RulecraftError(Exception):
+    """Base of every error rulecraft reports; renders as `file:line:col: message` plus a caret."""
+
+    kind = "error"
+
+    def __init__(self, message: str, span: Span | None = None, source: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.source = source
+
+    @property
+    def filename(self) -> str | None:
+        return self.span.filename if self.span else None
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    @property
+    def column(self) -> int | None:
+        return self.span.column if self.span else None
+
+    def __str__(self) -> str:
+        if self.span is None:
+            return self.message
+        head = f"{self.span}: {self.message}"
+        text = source_line(self.source, self.span.line)
+        if text is None:
+            return head
+        width = 1
+        if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+            width = self.span.end_column - self.span.column
+        width = max(1, min(width, len(text) - self.span.column + 1))
+        caret = " " * (self.span.column - 1) + "^" * width
+        return f"{head}\n    {text}\n    {caret}"
+
+
+def source_line(source: str | None, line: int) -> str | None:
+    """The text of a 1-based line, tabs kept as one column each, or None when out of range."""
+    if source is None:
+        return None
+    lines = source.splitlines()
+    if 1 <= line <= len(lines):
+        return lines[line - 1]
+    return None
+
+
+class RuleSyntaxError(RulecraftError):
+    """The rule file does not follow the language's grammar."""
+
+
+class UnknownNameError(RulecraftError):
+    """A name that nothing in the rulebook defines."""
+
+
+class RuleTypeError(RulecraftError):
+    """A value of the wrong kind: a name where a number is needed, a missing field, ..."""
+
+
+class TableError(RulecraftError):
+    """A table's shape, keys or cells are wrong: ragged rows, duplicates, gaps, overlaps."""
+
+
+class CycleError(RulecraftError):
+    """Formulas or derived figures that depend on themselves."""
+
+
+class RangeError(RulecraftError):
+    """A value outside its declared range, or a key a table does not have."""
+
+
+class DiceError(RulecraftError):
+    """A dice expression that cannot be rolled, or scripted dice that ran out or do not fit."""
+
+
+class UnknownRulebookError(RulecraftError):
+    """`load` was given a name that is neither a built-in rulebook nor a readable file."""
+
+
+class RulecraftErrors(RulecraftError):
+    """Every error found in one file, reported together so an author fixes them in one go."""
+
+    def __init__(self, errors: list[RulecraftError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, first.span, first.source)
+        self.errors = errors
+
+    def __str__(self) -> str:
+        body = "\n".join(str(e) for e in self.errors)
+        if len(self.errors) > 1:
+            body += f"\n{len(self.errors)} errors"
+        return body

@@ -1,0 +1,114 @@
+"""The small runtime that generated code calls: arithmetic, rounding, lookups, checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from . import values
+from .combatants import check_value
+from .dice import dice
+from .errors import RangeError, Span
+from .tables import CellExpression, Record, Table
+
+
+def make_helpers(source: str) -> dict[str, Any]:
+    """The names generated code may use, bound to the rule file's text for error carets."""
+
+    def _item(mapping: Any, key: Any, span: Span) -> Any:
+        try:
+            return mapping[key]
+        except (KeyError, IndexError, TypeError):
+            shown = ", ".join(values.display(k) for k in mapping) if isinstance(mapping, Mapping) \
+                else ""
+            raise RangeError(f"there is no entry for {values.display(key)!r} here"
+                             + (f" (there are: {shown})" if shown else ""), span, source) from None
+
+    def _aggregate(fn: Callable[[Iterable[Any]], Any], items: list[Any], span: Span) -> Any:
+        if not items:
+            if fn is sum:
+                return 0
+            raise RangeError(f"{fn.__name__} of nothing: the collection is empty", span, source)
+        return fn(items)
+
+    def _check(param: Any, value: Any) -> Any:
+        return check_value(param.name, param.type, value, param.span, source)
+
+    return {
+        "_Decimal": Decimal,
+        "_div": values.div,
+        "_floor": values.floor,
+        "_ceil": values.ceil,
+        "_round": values.round_half_up,
+        "_round_half_down": values.round_half_down,
+        "_round_half_even": values.round_half_even,
+        "_truncate": values.truncate,
+        "_ln": values.ln,
+        "_sqrt": values.sqrt,
+        "_dice": dice,
+        "_count": lambda items, value: sum(1 for x in items if x == value),
+        "_flatten": _flatten,
+        "_aggregate": _aggregate,
+        "_item": _item,
+        "_field": _field,
+        "_attr": _attr,
+        "_check": _check,
+        "_public": values.to_public,
+    }
+
+
+def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:
+    """Every item of a map of lists (all injuries, whatever the area)."""
+    return tuple(item for items in mapping.values() for item in items)
+
+
+def _field(record: Record, name: str) -> Any:
+    """A record's field picked by a name value: `armour[area]` with area "Head" reads `head`."""
+    key = "_".join(str(name).lower().replace("/", " ").split())
+    return record._data[key]
+
+
+def _attr(value: Any, name: str) -> Any:
+    if isinstance(value, Record):
+        return value._data[name]
+    if isinstance(value, CellExpression):
+        raise RangeError(f"the expression `{value.text}` has no field {name}")
+    return getattr(value, name)
+
+
+def pair_combiner(table: Table) -> Callable[[tuple[Any, ...], dict[str, Any]], tuple[Any, ...]]:
+    """Merge a list's items two at a time by a pair table until no pair of them is in the table.
+
+    `Two Bruises in the same area constitute a Light Wound`: the table lists (held, new) → result;
+    a result that depends on where (Sever a limb, Death elsewhere) is an `= expression` cell.
+    """
+
+    def combine(items: tuple[Any, ...], given: dict[str, Any]) -> tuple[Any, ...]:
+        current = list(items)
+        merged = True
+        while merged:
+            merged = False
+            for i in range(len(current)):
+                for j in range(i + 1, len(current)):
+                    result = _pair(table, current[i], current[j])
+                    if result is None:
+                        continue
+                    if isinstance(result, CellExpression):
+                        result = result.evaluate(**given)
+                    current = current[:i] + [result] + current[i + 1:j] + current[j + 1:]
+                    merged = True
+                    break
+                if merged:
+                    break
+        return tuple(current)
+
+    return combine
+
+
+def _pair(table: Table, a: Any, b: Any) -> Any:
+    for key in ((a, b), (b, a)):
+        found = table.index.get(key)
+        if found is not None:
+            return found
+    return None

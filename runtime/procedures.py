@@ -1,0 +1,394 @@
+"""Procedures at play: the run context that generated code calls, traces, outcomes, odds."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from .combatants import Combatant, ValueType, check_value
+from .dice import Dice, DiceSource, ScriptedDice, SeededDice, enumerate_paths
+from .errors import DiceError, RangeError, RulecraftError, Span
+from .values import display, to_internal, to_public
+
+
+@attrs.frozen
+class TraceEntry:
+    """One thing a procedure did: a roll, a computed value, a choice, a branch, a change, an end."""
+
+    kind: str  # "roll", "let", "choose", "branch", "change", "outcome"
+    name: str
+    value: Any
+    span: Span | None = attrs.field(default=None, eq=False)
+    detail: str = ""
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    def __str__(self) -> str:
+        where = f"{self.span}" if self.span else ""
+        value = display(self.value) if not isinstance(self.value, Combatant) else repr(self.value)
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{where}: {self.kind} {self.name} = {value}{detail}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "value": _jsonable(self.value),
+            "detail": self.detail,
+            "file": self.span.filename if self.span else None,
+            "line": self.line,
+        }
+
+
+class Outcome(Mapping[str, Any]):
+    """How a procedure ended: a name (`hit`, `parried`) and its values, read as items or attributes."""
+
+    __slots__ = ("name", "_values", "span")
+
+    def __init__(self, name: str, values: dict[str, Any], span: Span | None = None) -> None:
+        self.name = name
+        self._values = values
+        self.span = span
+
+    def __getitem__(self, key: str) -> Any:
+        return to_public(self._values[key])
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return to_public(self._values[key])
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.name == other
+        if isinstance(other, Outcome):
+            return self.name == other.name and self._values == other._values
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple((k, repr(v)) for k, v in self._values.items())))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={display(v)}" for k, v in self._values.items())
+        return f"Outcome({self.name}: {inner})" if inner else f"Outcome({self.name})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "values": {k: _jsonable(v) for k, v in self._values.items()}}
+
+
+@attrs.frozen
+class Result:
+    """A finished run: its outcome, every value it computed, the combatants after, the trace."""
+
+    outcome: Outcome
+    values: Mapping[str, Any]
+    combatants: Mapping[str, Combatant]
+    trace: tuple[TraceEntry, ...]
+
+    def __getitem__(self, name: str) -> Any:
+        return to_public(self.values[name])
+
+    def explain(self) -> str:
+        """The trace as lines a game master can follow, each naming its rule line."""
+        return "\n".join(str(entry) for entry in self.trace)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome.as_json(),
+            "values": {k: _jsonable(v) for k, v in self.values.items()},
+            "combatants": {k: _jsonable(c.as_dict()) for k, c in self.combatants.items()},
+            "trace": [e.as_json() for e in self.trace],
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    value = to_public(value)
+    if isinstance(value, (Outcome,)):
+        return value.as_json()
+    if isinstance(value, Combatant):
+        return _jsonable(value.as_dict())
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+class Finished(Exception):
+    """Raised by an `outcome` step to end the run (never escapes the runtime)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+
+class RunContext:
+    """What generated procedure code calls for every roll, choice, value, branch and change."""
+
+    def __init__(
+        self,
+        dice: DiceSource,
+        choices: Mapping[str, Any],
+        source: str | None,
+        parties: dict[str, Combatant],
+        combiners: Mapping[str, Callable[..., Any]],
+    ) -> None:
+        self.dice = dice
+        self.choices = choices
+        self.source = source
+        self.trace: list[TraceEntry] = []
+        self.values: dict[str, Any] = {}
+        self.parties = parties
+        self.combiners = combiners
+
+    def roll(self, span: Span, name: str, dice: Any) -> Any:
+        if not isinstance(dice, Dice):
+            self.values[name] = dice
+            self.trace.append(TraceEntry("roll", name, dice, span, "no dice"))
+            return dice
+        try:
+            total, faces = self.dice.roll(dice)
+        except DiceError as err:
+            raise DiceError(err.message, span, self.source) from None
+        self.values[name] = total
+        shown = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
+        self.trace.append(TraceEntry("roll", name, total, span, shown))
+        return total
+
+    def let(self, span: Span, name: str, value: Any) -> Any:
+        self.values[name] = value
+        self.trace.append(TraceEntry("let", name, value, span))
+        return value
+
+    def branch(self, span: Span, condition: str, taken: bool) -> None:
+        self.trace.append(TraceEntry("branch", condition, taken, span))
+
+    def choose(
+        self, span: Span, name: str, party: str, options: Sequence[Any], default: Any
+    ) -> Any:
+        options = list(options)
+        chosen = self.choices.get(name, default)
+        by = "given" if name in self.choices else "default"
+        if callable(chosen):
+            chosen = chosen(options=[to_public(o) for o in options], values=dict(self.values))
+            by = "chooser"
+        chosen = to_internal(chosen)
+        if chosen not in options:
+            shown = ", ".join(display(o) for o in options)
+            close = difflib.get_close_matches(str(chosen), [str(o) for o in options], n=1)
+            hint = f" — did you mean {close[0]!r}?" if close else ""
+            raise RangeError(
+                f"{party} cannot choose {display(chosen)!r} for {name}: the options are {shown}{hint}",
+                span,
+                self.source,
+            )
+        self.values[name] = chosen
+        self.trace.append(TraceEntry("choose", name, chosen, span, f"by {party}, {by}"))
+        return chosen
+
+    def change(self, span: Span, party: str, field: str, index: tuple[Any, ...], value: Any,
+               mode: str) -> Combatant:
+        """`set` or `add` on a party's state; returns the party with derived figures recomputed."""
+        who = self.parties[party]
+        spec = who.model.field(field)
+        given = dict(zip(_index_names(spec.type), index))
+        updated = self._updated(spec.combine, who._values[field], index, value, mode, given)
+        who = who.changed(field, updated)
+        self.parties[party] = who
+        target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index)
+        self.trace.append(TraceEntry("change", target, _dig(who._values[field], index), span, mode))
+        return who
+
+    def _updated(self, combine: str | None, current: Any, index: tuple[Any, ...], value: Any,
+                 mode: str, given: dict[str, Any]) -> Any:
+        if index:
+            inner = dict(current)
+            key, rest = index[0], index[1:]
+            inner[key] = self._updated(combine, inner.get(key, ()), rest, value, mode, given)
+            return inner
+        if mode == "set":
+            return value
+        if isinstance(current, tuple):
+            items = current + (value,)
+            if combine is not None:
+                items = self.combiners[combine](items, given)
+            return items
+        return current + value
+
+    def finish(self, span: Span, name: str, values: dict[str, Any]) -> None:
+        outcome = Outcome(name, values, span)
+        self.trace.append(TraceEntry("outcome", name, outcome, span))
+        raise Finished(outcome)
+
+
+def _index_names(vt: ValueType | None) -> list[str]:
+    """The key type names of nested maps (`map area -> list injury` gives ["area"])."""
+    names = []
+    while vt is not None and vt.kind == "map":
+        assert vt.key is not None
+        names.append(vt.key.text)
+        vt = vt.item
+    return names
+
+
+def _dig(value: Any, index: tuple[Any, ...]) -> Any:
+    for key in index:
+        value = value[key]
+    return value
+
+
+@attrs.frozen
+class Step:
+    """A procedure step as written: kind, text, where, comments, and nested blocks for `if`."""
+
+    kind: str
+    text: str
+    span: Span | None = attrs.field(default=None, eq=False)
+    comments: tuple[str, ...] = ()
+    blocks: tuple[tuple[str, tuple[Step, ...]], ...] = ()
+
+
+@attrs.define(eq=False)
+class Procedure:
+    """A compiled procedure: its parameters and steps for tools, and `run`/`odds` for play."""
+
+    name: str
+    title: str
+    params: tuple[Any, ...]
+    steps: tuple[Step, ...]
+    span: Span | None = None
+    comments: tuple[str, ...] = ()
+    choice_names: tuple[str, ...] = ()
+    source: str | None = attrs.field(default=None, repr=False)
+    fn: Callable[..., Any] = attrs.field(default=None, repr=False)
+    combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
+
+    def run(
+        self,
+        dice: DiceSource | Iterable[int] | None = None,
+        seed: int | None = None,
+        choices: Mapping[str, Any] | None = None,
+        **args: Any,
+    ) -> Result:
+        """Play the procedure once. `dice`: a list of results (one per die) or a dice source."""
+        source: DiceSource
+        if dice is None:
+            source = SeededDice(seed)
+        elif hasattr(dice, "roll"):
+            source = dice  # type: ignore[assignment]
+        else:
+            source = ScriptedDice(list(dice))  # type: ignore[arg-type]
+        arguments, picked = self._arguments(args, choices)
+        return self._play(source, arguments, picked)
+
+    def enumerate(
+        self, choices: Mapping[str, Any] | None = None, **args: Any
+    ) -> list[tuple[Fraction, Result]]:
+        """Every path of dice with its exact probability; the same compiled code plays each."""
+        arguments, picked = self._arguments(args, choices)
+        return list(enumerate_paths(lambda src: self._play(src, arguments, picked)))
+
+    def odds(
+        self,
+        by: str | Callable[[Result], Any] = "outcome",
+        choices: Mapping[str, Any] | None = None,
+        **args: Any,
+    ) -> dict[Any, Fraction]:
+        """Exact probability of each outcome name (or of each value `by` picks out)."""
+        key: Callable[[Result], Any]
+        if callable(by):
+            key = by
+        elif by == "outcome":
+            key = lambda r: r.outcome.name  # noqa: E731
+        else:
+            key = lambda r: r.outcome.get(by, r.values.get(by))  # noqa: E731
+        totals: dict[Any, Fraction] = {}
+        for probability, result in self.enumerate(choices=choices, **args):
+            k = to_public(key(result))
+            totals[k] = totals.get(k, Fraction(0)) + probability
+        return totals
+
+    def _arguments(
+        self, args: dict[str, Any], choices: Mapping[str, Any] | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        picked = dict(choices or {})
+        arguments: dict[str, Any] = {}
+        names = [p.name for p in self.params]
+        for key, value in args.items():
+            if key in names:
+                continue
+            if key in self.choice_names:
+                picked[key] = value
+                continue
+            close = difflib.get_close_matches(key, names + list(self.choice_names), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RangeError(
+                f"procedure {self.name} has no parameter or choice {key!r}{hint}",
+                self.span,
+                self.source,
+            )
+        for p in self.params:
+            if p.name in args:
+                value = args[p.name]
+                if p.type.kind == "combatant":
+                    if not isinstance(value, Combatant):
+                        raise RangeError(f"{p.name} must be a combatant (made with rb.combatant)",
+                                         p.span, self.source)
+                    arguments[p.name] = value
+                else:
+                    arguments[p.name] = check_value(p.name, p.type, value, p.span, self.source)
+            elif p.has_default:
+                arguments[p.name] = p.default
+            else:
+                raise RangeError(f"procedure {self.name} needs {p.name}", p.span, self.source)
+        for name in picked:
+            if name not in self.choice_names:
+                raise RangeError(f"procedure {self.name} has no choice {name!r} "
+                                 f"(its choices: {', '.join(self.choice_names) or 'none'})",
+                                 self.span, self.source)
+        return arguments, picked
+
+    def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any]) -> Result:
+        parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
+        ctx = RunContext(source, choices, self.source, parties, self.combiners)
+        try:
+            self.fn(ctx, **arguments)
+        except Finished as done:
+            return Result(done.outcome, dict(ctx.values), dict(ctx.parties), tuple(ctx.trace))
+        except RulecraftError:
+            raise
+        raise RulecraftError(f"procedure {self.name} ended without an outcome", self.span,
+                             self.source)
+
+
+def bind_error(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """Why a call does not fit a function's parameters, or None when it does."""
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as err:
+        return str(err)
+    return None
+
+
+__all__ = ["Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry", "ValueType",
+           "bind_error"]

@@ -1,0 +1,88 @@
+"""A compiled rulebook: its enums, tables, formulas, procedures and combatant model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from .combatants import Combatant, CombatantModel, ValueType
+from .errors import RangeError, Span
+from .procedures import Procedure, bind_error
+from .tables import Table
+
+
+@attrs.frozen
+class Param:
+    """A formula or procedure parameter: name, declared type (with its range) and where."""
+
+    name: str
+    type: ValueType
+    span: Span | None = attrs.field(default=None, eq=False)
+    default: Any = None
+    has_default: bool = False
+
+
+@attrs.define(eq=False)
+class Formula:
+    """A compiled formula; call it with keyword (or positional) arguments."""
+
+    name: str
+    title: str
+    params: tuple[Param, ...]
+    body: str  # the expression as written in the rule file
+    span: Span | None = None
+    comments: tuple[str, ...] = ()
+    source: str | None = attrs.field(default=None, repr=False)
+    fn: Callable[..., Any] = attrs.field(default=None, repr=False)  # checks, converts, computes
+    inner: Callable[..., Any] = attrs.field(default=None, repr=False)  # exact values in and out
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.fn(*args, **kwargs)
+        except TypeError:
+            why = bind_error(self.fn, args, kwargs)
+            if why is None:
+                raise
+            wanted = ", ".join(p.name for p in self.params)
+            raise RangeError(f"formula {self.name}({wanted}): {why}", self.span, self.source) from None
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(f'{p.name}: {p.type.text}' for p in self.params)})"
+
+
+@attrs.frozen
+class Enum:
+    """A closed vocabulary, in its declared order (the order `max` and `<` use)."""
+
+    name: str
+    title: str
+    members: tuple[str, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+    comments: tuple[str, ...] = ()
+
+
+@attrs.define(eq=False)
+class Rulebook:
+    """Everything a rule file defines, ready to play and to render."""
+
+    name: str
+    title: str
+    meta: Mapping[str, str]
+    enums: Mapping[str, Enum]
+    tables: Mapping[str, Table]
+    formulas: Mapping[str, Formula]
+    procedures: Mapping[str, Procedure]
+    combatant_model: CombatantModel | None
+    filename: str
+    source: str = attrs.field(repr=False)
+    comments: tuple[str, ...] = ()
+    python_source: str = attrs.field(default="", repr=False)
+
+    def combatant(self, **given: Any) -> Combatant:
+        """A combatant of this rulebook from its characteristics, equipment and (optional) state."""
+        if self.combatant_model is None:
+            raise RangeError(f"rulebook {self.name} declares no combatant")
+        return self.combatant_model.build(**given)

@@ -1,0 +1,251 @@
+"""Compiled tables: rows as printed, and an index that answers lookups by key, range or band."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from .errors import RangeError, Span
+from .values import display, to_internal, to_public
+
+
+@attrs.frozen
+class IntRange:
+    """An integer key cell such as `01-10` or `99-00` (both ends included)."""
+
+    low: int
+    high: int
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.low <= value <= self.high
+
+
+@attrs.frozen
+class Band:
+    """A numeric band key cell such as `0.1–1.9`, `8 and up`, `>75` or `below -10`."""
+
+    low: Any = None  # None: open below
+    high: Any = None  # None: open above
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, (int, Decimal)):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and not self.low_inclusive):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and not self.high_inclusive):
+                return False
+        return True
+
+
+@attrs.frozen
+class Cell:
+    """One table cell: the text as printed and the value it stands for (None when blank)."""
+
+    text: str
+    value: Any
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Row:
+    """One printed row: its key cells, its value cells, where it is, and the comments above it."""
+
+    keys: tuple[Cell, ...]
+    cells: tuple[Cell, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Key:
+    """A table key: its name, printed label and domain (enum members or a numeric span)."""
+
+    name: str
+    label: str
+    kind: str  # "enum", "name", "integer", "number"
+    members: tuple[str, ...] | None = None
+    low: Any = None
+    high: Any = None
+    in_cells: bool = False
+
+
+class Record(Mapping[str, Any]):
+    """A row of a record table: fields by name, read as attributes or items (public values)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return to_public(self._data[name])
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return to_public(self._data[name])
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Record):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return dict(self.items()) == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._data.items()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={display(v)!s}" for k, v in self._data.items())
+        return f"Record({inner})"
+
+    def __str__(self) -> str:
+        return "/".join(display(v) for v in self._data.values())
+
+
+class CellExpression:
+    """An `= expression` cell: call it with the table's given names to get its value."""
+
+    def __init__(self, text: str, params: tuple[str, ...], fn: Callable[..., Any]) -> None:
+        self.text = text
+        self.params = params
+        self._fn = fn
+
+    def __call__(self, **given: Any) -> Any:
+        missing = [p for p in self.params if p not in given]
+        if missing:
+            raise RangeError(f"the expression `{self.text}` needs {', '.join(missing)}")
+        return to_public(self._fn(**{p: to_internal(given[p]) for p in self.params}))
+
+    def evaluate(self, **given: Any) -> Any:
+        """Internal evaluation for generated code: values are already exact."""
+        return self._fn(**{p: given[p] for p in self.params})
+
+    def __repr__(self) -> str:
+        return f"= {self.text}"
+
+    __str__ = __repr__
+
+
+@attrs.define(eq=False)
+class Axis:
+    """One key dimension's resolver: exact values, integer ranges or bands → a slot."""
+
+    key: Key
+    exact: dict[Any, Any] = attrs.field(factory=dict)
+    bands: list[tuple[Band, Any]] = attrs.field(factory=list)
+
+    def resolve(self, value: Any) -> Any:
+        try:
+            return self.exact[value]
+        except (KeyError, TypeError):
+            pass
+        for band, slot in self.bands:
+            if value in band:
+                return slot
+        raise KeyError(value)
+
+
+@attrs.define(eq=False)
+class Table:
+    """A compiled table: structure for sheets and tools, and `lookup` for play."""
+
+    name: str
+    title: str
+    layout: str  # "record", "cross" or "inverted"
+    keys: tuple[Key, ...]
+    columns: tuple[str, ...]  # printed header labels after the key columns
+    side_labels: tuple[str, ...]  # printed header labels of the key columns down the side
+    fields: tuple[str, ...]  # record field names (record layout) or column key values
+    rows: tuple[Row, ...]
+    span: Span | None = None
+    comments: tuple[str, ...] = ()
+    options: Mapping[str, str] = attrs.field(factory=dict)
+    source: str | None = attrs.field(default=None, repr=False)
+    axes: tuple[Axis, ...] = ()
+    index: dict[tuple[Any, ...], Any] = attrs.field(factory=dict, repr=False)
+
+    def get(self, *keys: Any) -> Any:
+        """The internal value at `keys` (exact numbers, Records); used by generated code."""
+        try:
+            return self.index[keys]
+        except (KeyError, TypeError):
+            pass
+        if len(keys) != len(self.axes):
+            raise RangeError(
+                f"table {self.name} is looked up by {len(self.axes)} key(s) "
+                f"({', '.join(a.key.name for a in self.axes)}), not {len(keys)}",
+                self.span,
+                self.source,
+            )
+        slots = []
+        for axis, value in zip(self.axes, keys):
+            try:
+                slots.append(axis.resolve(value))
+            except KeyError:
+                raise self._missing(axis.key, value) from None
+        return self.index[tuple(slots)]
+
+    def lookup(self, *keys: Any) -> Any:
+        """Look a row or cell up by its keys, as a Python caller: values come back plain."""
+        value = self.get(*(to_internal(k) for k in keys))
+        if isinstance(value, Record):
+            return value
+        return to_public(value)
+
+    def key_values(self) -> tuple[Any, ...]:
+        """The values of the first key, in printed order (a record table's row names)."""
+        return tuple(row.keys[0].value for row in self.rows)
+
+    def _missing(self, key: Key, value: Any) -> RangeError:
+        shown = display(to_internal(value)) if not isinstance(value, str) else repr(value)
+        if key.members is not None:
+            close = difflib.get_close_matches(str(value), key.members, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            return RangeError(
+                f"{shown} is not a {key.label} in table {self.name} "
+                f"(one of: {', '.join(key.members)}){hint}",
+                self.span,
+                self.source,
+            )
+        span = ""
+        if key.low is not None and key.high is not None:
+            span = f" (it covers {display(key.low)} to {display(key.high)})"
+        return RangeError(
+            f"table {self.name} has no row for {key.label} {shown}{span}", self.span, self.source
+        )
+
+
+def build_axis(key: Key, slots: Sequence[tuple[Any, Any]]) -> Axis:
+    """An axis from (matcher, slot) pairs: exact values and expanded integer ranges go in a dict."""
+    axis = Axis(key)
+    for matcher, slot in slots:
+        if isinstance(matcher, IntRange):
+            for value in range(matcher.low, matcher.high + 1):
+                axis.exact[value] = slot
+        elif isinstance(matcher, Band):
+            axis.bands.append((matcher, slot))
+        else:
+            axis.exact[matcher] = slot
+    return axis
+
+
+__all__ = [
+    "Axis", "Band", "Cell", "CellExpression", "IntRange", "Key", "Record", "Row", "Table",
+    "build_axis",
+]

@@ -1,0 +1,123 @@
+"""Exact numbers and the seeds' rounding modes, shared by generated code and tables."""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+# One context for every rule computation: 28 significant digits keeps products of printed
+# one- and two-decimal figures exact, so a floor taken after them is never off by one.
+CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN)
+decimal.setcontext(CONTEXT)
+
+Number = int | Decimal
+
+
+def num(text: str) -> Number:
+    """A number as printed in a rule file: `12` is an int, `2.8` an exact Decimal."""
+    if "." in text:
+        return Decimal(text)
+    return int(text)
+
+
+def to_internal(value: Any) -> Any:
+    """Read a value handed in by a Python caller: floats through their shortest repr."""
+    if type(value) is float:
+        if value.is_integer():
+            return int(value)
+        return Decimal(repr(value))
+    if isinstance(value, Fraction):
+        return Decimal(value.numerator) / value.denominator
+    return value
+
+
+def to_public(value: Any) -> Any:
+    """A value handed back to a Python caller: integral numbers as int, others as float."""
+    if type(value) is Decimal:
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if type(value) is tuple:
+        return tuple(to_public(v) for v in value)
+    if type(value) is list:
+        return [to_public(v) for v in value]
+    if type(value) is dict:
+        return {k: to_public(v) for k, v in value.items()}
+    return value
+
+
+def div(a: Number, b: Number) -> Number:
+    """True division, exact where the quotient terminates; integral results stay int."""
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    if type(a) is int and type(b) is int and a % b == 0:
+        return a // b
+    return Decimal(a) / Decimal(b)
+
+
+def _quantize(x: Number, places: int, mode: str) -> Number:
+    if type(x) is int and places >= 0:
+        return x
+    exp = Decimal(1).scaleb(-places)
+    out = Decimal(x).quantize(exp, rounding=mode, context=CONTEXT)
+    if places <= 0:
+        return int(out)
+    return out
+
+
+def floor(x: Number, places: int = 0) -> Number:
+    """`floor`: round toward minus infinity ("rounded down")."""
+    if type(x) is int:
+        return x
+    return _quantize(x, places, decimal.ROUND_FLOOR)
+
+
+def ceil(x: Number, places: int = 0) -> Number:
+    """`ceil`: round toward plus infinity ("round up")."""
+    if type(x) is int:
+        return x
+    return _quantize(x, places, decimal.ROUND_CEILING)
+
+
+def round_half_up(x: Number, places: int = 0) -> Number:
+    """`round`: to the nearest, halves away from zero ("rounding normally", "Round 0.5 up")."""
+    return _quantize(x, places, decimal.ROUND_HALF_UP)
+
+
+def round_half_down(x: Number, places: int = 0) -> Number:
+    """`round_half_down`: to the nearest, halves toward zero ("rounding halves down")."""
+    return _quantize(x, places, decimal.ROUND_HALF_DOWN)
+
+
+def round_half_even(x: Number, places: int = 0) -> Number:
+    """`round_half_even`: banker's rounding, for systems that print it."""
+    return _quantize(x, places, decimal.ROUND_HALF_EVEN)
+
+
+def truncate(x: Number, places: int = 0) -> Number:
+    """`truncate`: drop the fraction (toward zero)."""
+    return _quantize(x, places, decimal.ROUND_DOWN)
+
+
+def ln(x: Number) -> Decimal:
+    """Natural logarithm, to the shared context's precision."""
+    return Decimal(x).ln(CONTEXT)
+
+
+def sqrt(x: Number) -> Number:
+    """Square root; exact squares of integers stay int."""
+    root = Decimal(x).sqrt(CONTEXT)
+    return int(root) if root == root.to_integral_value() else root
+
+
+def display(value: Any) -> str:
+    """How a value is written on a sheet or in a trace: as the book prints it."""
+    if value is None:
+        return ""
+    if type(value) is Decimal:
+        return format(value.normalize(), "f") if value != value.to_integral_value() else str(int(value))
+    if type(value) is bool:
+        return "yes" if value else "no"
+    return str(value)
