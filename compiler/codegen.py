@@ -20,6 +20,7 @@ class Writer:
         self.scope = scope
         self.emit = Emitter(scope)
         self.lines: list[str] = []
+        self.bodies: dict[str, str] = {}  # formula name -> its expression's Python
 
     def line(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -43,6 +44,7 @@ class Writer:
         self.origin(1, decl.span)
         self.line(1, f"return {code}")
         self.line(0, "")
+        self.bodies[decl.name] = code
         return result
 
     def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
@@ -53,7 +55,11 @@ class Writer:
         for name, fast_ok, param_ref in checks:
             self.line(1, f"if not ({fast_ok}):")
             self.line(2, f"{name} = _check({param_ref}, {name})")
-        self.line(1, f"return _public(f_{decl.name}({names}))")
+        if checks:
+            self.line(1, ", ".join(f"v_{n}" for n, _, _ in checks) + " = " + names)
+        # The body again rather than a call of f_{name}: one frame less on every call.
+        self.origin(1, decl.span)
+        self.line(1, f"return _public({self.bodies[decl.name]})")
         self.line(0, "")
 
     # -- combatant -------------------------------------------------------------------------

@@ -69,8 +69,7 @@ class Emitter:
         if node.name in env:
             return env[node.name]
         if node.name in self.scope.tables:
-            return self.scope.constant("TABLE_", self.scope.tables[node.name].runtime), \
-                T("table", ref=node.name)
+            return self.scope.table_ref(node.name), T("table", ref=node.name)
         if node.name in self.scope.formulas:
             return self._bad(f"formula {node.name} needs its arguments: {node.name}(…)", node)
         known = list(env) + list(self.scope.tables)
@@ -120,6 +119,8 @@ class Emitter:
         if not is_number(rt):
             return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
         if op == "/":
+            if isinstance(node.right, s.Number) and number(node.right.text) != 0:
+                return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
             return f"_div({left}, {right})", NUM
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
         return f"({left} {op} {right})", result
@@ -173,8 +174,7 @@ class Emitter:
             if ft is None:
                 return self._no_field(node, [f for f, _ in info.value.fields],
                                       f"row of table {info.decl.name}")
-            table = self.scope.constant("TABLE_", info.runtime)
-            return f"{table}.get({code})._data[{node.name!r}]", ft
+            return f"{self.scope.column_ref(info.decl.name, node.name)}[{code}]", ft
         if t.kind == "combatant":
             ft = self.scope.combatant_fields.get(node.name)
             if ft is None:

@@ -67,6 +67,21 @@ class Scope:
         self.constants[name] = value
         return name
 
+    def table_ref(self, name: str) -> str:
+        """The generated-code global holding table `name` (T_weapons)."""
+        ref = f"T_{name}"
+        self.constants[ref] = self.tables[name].runtime
+        return ref
+
+    def column_ref(self, name: str, field: str) -> str:
+        """The generated-code global holding one field of a single-key record table by key."""
+        from rulecraft.runtime.tables import Column
+
+        ref = f"T_{name}__{field}"
+        if ref not in self.constants:
+            self.constants[ref] = Column(self.tables[name].runtime, field)
+        return ref
+
     def span_ref(self, span: Span) -> str:
         name = f"S{len(self.constants)}"
         self.constants[name] = span

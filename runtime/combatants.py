@@ -77,6 +77,15 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
     return value
 
 
+def _freeze(values: dict[str, Any]) -> tuple[Any, ...]:
+    """A hashable image of a combatant's given values (lists are already tuples)."""
+    return tuple((k, _frozen(v)) if type(v) is dict else (k, v) for k, v in values.items())
+
+
+def _frozen(value: dict[Any, Any]) -> tuple[Any, ...]:
+    return tuple((k, _frozen(v)) if type(v) is dict else (k, v) for k, v in value.items())
+
+
 @attrs.frozen
 class Field:
     """One line of a combatant model: a characteristic, a derived figure or a state field."""
@@ -104,12 +113,30 @@ class CombatantModel:
     source: str | None = attrs.field(default=None, repr=False)
     derive: Callable[[dict[str, Any]], None] = attrs.field(default=None, repr=False)
     combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
+    _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:
                 return f
         raise KeyError(name)
+
+    @property
+    def given_names(self) -> tuple[str, ...]:
+        """Characteristics and state: what a combatant is made from (the rest is derived)."""
+        return tuple(f.name for f in self.fields if f.role != "derived")
+
+    def derived(self, values: dict[str, Any]) -> dict[str, Any]:
+        """`values` with the derived figures added; remembered, as fights revisit states."""
+        key = _freeze(values)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = dict(values)
+            self.derive(cached)
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached
 
     def build(self, **given: Any) -> Combatant:
         """Validate the given characteristics and state, then compute every derived figure."""
@@ -135,8 +162,7 @@ class CombatantModel:
             else:
                 raise RangeError(f"a {self.name} needs {f.name} ({f.type.describe() if f.type else ''})",
                                  f.span, self.source)
-        self.derive(values)
-        return Combatant(self, values)
+        return Combatant(self, self.derived(values))
 
 
 class Combatant:
@@ -163,10 +189,9 @@ class Combatant:
 
     def changed(self, name: str, value: Any) -> Combatant:
         """A copy with one state field replaced and the derived figures recomputed."""
-        values = {f.name: self._values[f.name] for f in self.model.fields if f.role != "derived"}
+        values = {n: self._values[n] for n in self.model.given_names}
         values[name] = value
-        self.model.derive(values)
-        return Combatant(self.model, values)
+        return Combatant(self.model, self.model.derived(values))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Combatant) and other._values == self._values

@@ -95,6 +95,14 @@ class Dice:
 
     def check(self, limits: Limits = DEFAULT_LIMITS) -> None:
         """Refuse dice too large to roll, naming the limit that was hit."""
+        if (self, limits) in _CHECKED:
+            return
+        self._check(limits)
+        if len(_CHECKED) > 10_000:
+            _CHECKED.clear()
+        _CHECKED.add((self, limits))
+
+    def _check(self, limits: Limits) -> None:
         if self.dice_count > limits.dice_per_roll:
             raise DiceError(
                 f"{self} rolls {self.dice_count} dice; the limit is {limits.dice_per_roll} per roll"
@@ -120,6 +128,9 @@ class Dice:
         """Every total with its exact probability, lowest total first."""
         self.check(limits)
         return _distribution(self, limits.keep_drop_outcomes)
+
+
+_CHECKED: set[tuple[Dice, Limits]] = set()
 
 
 def dice(count: int, sides: int) -> Dice:
@@ -183,6 +194,9 @@ class SeededDice:
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
         dice.check(self.limits)
         randint = self._random.randint
+        if len(dice.terms) == 1 and dice.terms[0].count == 1:  # one die: the common case
+            face = randint(1, dice.terms[0].sides)
+            return dice.terms[0].sign * face + dice.constant, (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
         return dice.total(faces), faces
 

@@ -93,14 +93,25 @@ class Outcome(Mapping[str, Any]):
         return {"name": self.name, "values": {k: _jsonable(v) for k, v in self._values.items()}}
 
 
-@attrs.frozen
 class Result:
     """A finished run: its outcome, every value it computed, the combatants after, the trace."""
 
-    outcome: Outcome
-    values: Mapping[str, Any]
-    combatants: Mapping[str, Combatant]
-    trace: tuple[TraceEntry, ...]
+    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace")
+
+    def __init__(self, outcome: Outcome, values: Mapping[str, Any],
+                 combatants: Mapping[str, Combatant], steps: list[tuple[Any, ...]]) -> None:
+        self.outcome = outcome
+        self.values = values
+        self.combatants = combatants
+        self._steps = steps
+        self._trace: tuple[TraceEntry, ...] | None = None
+
+    @property
+    def trace(self) -> tuple[TraceEntry, ...]:
+        """Each roll, value, choice, branch, change and the outcome, with its rule line."""
+        if self._trace is None:
+            self._trace = tuple(_entry(*step) for step in self._steps)
+        return self._trace
 
     def __getitem__(self, name: str) -> Any:
         return to_public(self.values[name])
@@ -116,6 +127,13 @@ class Result:
             "combatants": {k: _jsonable(c.as_dict()) for k, c in self.combatants.items()},
             "trace": [e.as_json() for e in self.trace],
         }
+
+
+def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "") -> TraceEntry:
+    if kind == "roll" and isinstance(detail, tuple):
+        dice, faces = detail
+        detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
+    return TraceEntry(kind, name, value, span, detail)
 
 
 def _jsonable(value: Any) -> Any:
@@ -156,7 +174,7 @@ class RunContext:
         self.dice = dice
         self.choices = choices
         self.source = source
-        self.trace: list[TraceEntry] = []
+        self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
         self.values: dict[str, Any] = {}
         self.parties = parties
         self.combiners = combiners
@@ -164,24 +182,23 @@ class RunContext:
     def roll(self, span: Span, name: str, dice: Any) -> Any:
         if not isinstance(dice, Dice):
             self.values[name] = dice
-            self.trace.append(TraceEntry("roll", name, dice, span, "no dice"))
+            self.trace.append(("roll", name, dice, span, "no dice"))
             return dice
         try:
             total, faces = self.dice.roll(dice)
         except DiceError as err:
             raise DiceError(err.message, span, self.source) from None
         self.values[name] = total
-        shown = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
-        self.trace.append(TraceEntry("roll", name, total, span, shown))
+        self.trace.append(("roll", name, total, span, (dice, faces)))
         return total
 
     def let(self, span: Span, name: str, value: Any) -> Any:
         self.values[name] = value
-        self.trace.append(TraceEntry("let", name, value, span))
+        self.trace.append(("let", name, value, span))
         return value
 
     def branch(self, span: Span, condition: str, taken: bool) -> None:
-        self.trace.append(TraceEntry("branch", condition, taken, span))
+        self.trace.append(("branch", condition, taken, span))
 
     def choose(
         self, span: Span, name: str, party: str, options: Sequence[Any], default: Any
@@ -203,7 +220,7 @@ class RunContext:
                 self.source,
             )
         self.values[name] = chosen
-        self.trace.append(TraceEntry("choose", name, chosen, span, f"by {party}, {by}"))
+        self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
         return chosen
 
     def change(self, span: Span, party: str, field: str, index: tuple[Any, ...], value: Any,
@@ -215,8 +232,9 @@ class RunContext:
         updated = self._updated(spec.combine, who._values[field], index, value, mode, given)
         who = who.changed(field, updated)
         self.parties[party] = who
-        target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index)
-        self.trace.append(TraceEntry("change", target, _dig(who._values[field], index), span, mode))
+        target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index) if index \
+            else f"{party}.{field}"
+        self.trace.append(("change", target, _dig(who._values[field], index), span, mode))
         return who
 
     def _updated(self, combine: str | None, current: Any, index: tuple[Any, ...], value: Any,
@@ -237,7 +255,7 @@ class RunContext:
 
     def finish(self, span: Span, name: str, values: dict[str, Any]) -> None:
         outcome = Outcome(name, values, span)
-        self.trace.append(TraceEntry("outcome", name, outcome, span))
+        self.trace.append(("outcome", name, outcome, span))
         raise Finished(outcome)
 
 
@@ -374,7 +392,7 @@ class Procedure:
         try:
             self.fn(ctx, **arguments)
         except Finished as done:
-            return Result(done.outcome, dict(ctx.values), dict(ctx.parties), tuple(ctx.trace))
+            return Result(done.outcome, ctx.values, ctx.parties, ctx.trace)
         except RulecraftError:
             raise
         raise RulecraftError(f"procedure {self.name} ended without an outcome", self.span,

@@ -142,6 +142,23 @@ class CellExpression:
     __str__ = __repr__
 
 
+class Column(dict):  # type: ignore[type-arg]
+    """One field of a single-key record table as a dict (`armour.factor` compiles to a lookup).
+
+    A key not listed directly (a band, an unknown name) goes through the table, which resolves
+    bands or raises a RangeError naming the table and the key.
+    """
+
+    def __init__(self, table: Table, field: str) -> None:
+        super().__init__((key[0], rec._data[field]) for key, rec in table.index.items()
+                         if len(key) == 1 and isinstance(rec, Record))
+        self.table = table
+        self.field = field
+
+    def __missing__(self, key: Any) -> Any:
+        return self.table.get(key)._data[self.field]
+
+
 @attrs.define(eq=False)
 class Axis:
     """One key dimension's resolver: exact values, integer ranges or bands → a slot."""
@@ -246,6 +263,6 @@ def build_axis(key: Key, slots: Sequence[tuple[Any, Any]]) -> Axis:
 
 
 __all__ = [
-    "Axis", "Band", "Cell", "CellExpression", "IntRange", "Key", "Record", "Row", "Table",
+    "Axis", "Band", "Cell", "CellExpression", "Column", "IntRange", "Key", "Record", "Row", "Table",
     "build_axis",
 ]
