@@ -56,7 +56,6 @@ class _Compiler:
         self._enums(decls)
         tables = self._tables(decls)
         formula_order = self._formula_order()
-        self.fail_if_errors()
         formulas = self._formulas(formula_order)
         model_fields = self._combatant()
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]

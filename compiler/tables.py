@@ -122,7 +122,7 @@ class TableBuilder:
             if o.name != "blank" or o.value not in ("above", "empty"):
                 self.error(f"unknown table option {o.name}: {o.value} (known: blank: above)",
                            o.span)
-        if decl.cell_type is None:
+        if decl.cell_type is None or len(decl.keys) == 1:
             return self._record(header, body, options)
         return self._grid(header, body, options)
 
@@ -142,6 +142,12 @@ class TableBuilder:
         rows: list[Row] = []
         parsed: list[tuple[tuple[Any, ...], list[Any]]] = []
         column_kinds: list[set[str]] = [set() for _ in fields]
+        typed = self._cell_parser() if decl.cell_type is not None else None
+        if typed is not None and len(fields) != 1:
+            self.error(f"a one-key table with -> has one value column; this one has {len(fields)}",
+                       decl.span)
+            return None
+        spans: list[tuple[Span, ...]] = []
         for row, cells_ in body:
             if len(cells_) != width:
                 self.error(f"this row has {len(cells_)} cells; the header has {width}", row.span)
@@ -150,10 +156,14 @@ class TableBuilder:
                              for kk, spec, (text, span) in zip(kinds, decl.keys, cells_))
             values = []
             for i, (text, span) in enumerate(cells_[nkeys:]):
-                kind, value = self._value_cell(text, span)
+                if typed is not None:
+                    kind, value = "typed", typed[1](text, span)
+                else:
+                    kind, value = self._value_cell(text, span)
                 column_kinds[i].add(kind)
                 values.append(value)
             parsed.append((matchers, values))
+            spans.append(tuple(sp for _, sp in cells_[:nkeys]))
             rows.append(Row(tuple(Cell(t, m, sp) for (t, sp), m in zip(cells_, matchers)),
                             tuple(Cell(t, v, sp) for (t, sp), v in zip(cells_[nkeys:], values)),
                             row.span, row.comments))
@@ -164,7 +174,7 @@ class TableBuilder:
                 if nkeys == 1 and decl.keys[i].name not in self.scope.domains and \
                         decl.keys[i].name not in self.scope.enums:
                     self.scope.domains[decl.keys[i].name] = kk.domain
-        ftypes = [self._column_type(k) for k in column_kinds]
+        ftypes = [typed[0]] if typed is not None else [self._column_type(k) for k in column_kinds]
         single = len(fields) == 1
         index_values = [(m, (v[0] if single else Record(dict(zip(fields, v)))))
                         for m, v in parsed]
@@ -172,7 +182,7 @@ class TableBuilder:
                      zip(decl.keys, kinds, header))
         table = self._table("record", keys, header[:nkeys], header[nkeys:], tuple(fields),
                             tuple(rows), options)
-        self._index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values])
+        self._index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values], spans)
         value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
 
@@ -206,6 +216,7 @@ class TableBuilder:
         rows: list[Row] = []
         matchers: list[tuple[Any, ...]] = []
         values: list[Any] = []
+        spans: list[tuple[Span, ...]] = []
         above: list[Any] = [None] * len(columns)
         fill = options.get("blank") == "above"
         for row, cells_ in body:
@@ -226,10 +237,13 @@ class TableBuilder:
                                                decl.keys[cell_key].name) if text else None
                     printed.append(cell_value)
                     if cell_value is not None:
-                        pair = [None, None]
+                        pair: list[Any] = [None, None]
                         pair[cell_key], pair[column_key] = cell_value, columns[j]
                         matchers.append(tuple(pair))
                         values.append(result)
+                        where: list[Span] = [span, span]
+                        where[column_key] = column_cells[j][1]
+                        spans.append(tuple(where))
                     continue
                 cell_value = parse_value(text, span)
                 printed.append(cell_value)
@@ -238,6 +252,7 @@ class TableBuilder:
                 above[j] = cell_value
                 matchers.append(side_matchers + (columns[j],))
                 values.append(cell_value)
+                spans.append(tuple(sp for _, sp in side) + (column_cells[j][1],))
             key_cells = tuple(Cell(t, (result if inverted else m), sp) for (t, sp), m in
                               zip(side, side_matchers or (None,)))
             rows.append(Row(key_cells, tuple(Cell(t, v, sp) for (t, sp), v in
@@ -250,7 +265,7 @@ class TableBuilder:
         labels = header[nrow:]
         table = self._table("inverted" if inverted else "cross", keys, header[:nrow], labels,
                             tuple(str(c) for c in columns), tuple(rows), options)
-        self._index(table, kinds, matchers, values)
+        self._index(table, kinds, matchers, values, spans)
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
 
     # -- cells -----------------------------------------------------------------------------
@@ -357,17 +372,17 @@ class TableBuilder:
                      decl.span, decl.comments, options, self.scope.source)
 
     def _index(self, table: Table, kinds: list[_KeyKind], matchers: list[tuple[Any, ...]],
-               values: list[Any]) -> None:
+               values: list[Any], spans: list[tuple[Span, ...]]) -> None:
         index: dict[tuple[Any, ...], Any] = {}
-        for m, v in zip(matchers, values):
+        for m, v, where in zip(matchers, values, spans):
             if any(x is None for x in m):
                 continue
             if m in index:
                 shown = ", ".join(_show(x) for x in m)
-                self.error(f"table {table.name} has two entries for {shown}", self.decl.span)
+                self.error(f"table {table.name} has two entries for {shown}", where[0])
             index[m] = v
         for dim, kk in enumerate(kinds):
-            self._check_coverage(table, dim, kk, matchers)
+            self._check_coverage(table, dim, kk, matchers, [w[dim] for w in spans])
         axes = []
         for dim, key in enumerate(table.keys):
             slots = list(dict.fromkeys(m[dim] for m in matchers if m[dim] is not None))
@@ -383,32 +398,31 @@ class TableBuilder:
         table.index = fast
 
     def _check_coverage(self, table: Table, dim: int, kk: _KeyKind,
-                        matchers: list[tuple[Any, ...]]) -> None:
+                        matchers: list[tuple[Any, ...]], spans: list[Span]) -> None:
         """Integer keys with a declared span (1..100) must be covered exactly: no gap, no overlap."""
         if kk.kind != "integer" or kk.low is None:
             return
-        groups: dict[tuple[Any, ...], list[Any]] = {}
-        for m in matchers:
+        groups: dict[tuple[Any, ...], list[tuple[Any, Span]]] = {}
+        for m, span in zip(matchers, spans):
             rest = m[:dim] + m[dim + 1:]
-            groups.setdefault(rest, []).append(m[dim])
+            groups.setdefault(rest, []).append((m[dim], span))
         for rest, keys in groups.items():
             seen: dict[int, Any] = {}
             where = f" (column {', '.join(_show(r) for r in rest)})" if any(
                 r is not None for r in rest) and len(groups) > 1 else ""
-            for k in keys:
-                if k is None:
+            for k, span in keys:
+                if k is None or isinstance(k, Band):
                     continue
                 values = range(k.low, k.high + 1) if isinstance(k, IntRange) else [k]
+                outside = [v for v in values if not kk.low <= v <= kk.high]
+                clash = [v for v in values if v in seen]
+                if outside:
+                    self.error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}", span)
+                if clash:
+                    self.error(f"{_show(k)} overlaps {_show(seen[clash[0]])} at "
+                               f"{_ranges(clash)}{where}", span)
                 for v in values:
-                    if v < kk.low or v > kk.high:
-                        self.error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}",
-                                   self.decl.span)
-                        break
-                    if v in seen:
-                        self.error(f"{_show(k)} overlaps {_show(seen[v])} at {v}{where}",
-                                   self.decl.span)
-                        break
-                    seen[v] = k
+                    seen.setdefault(v, k)
             missing = [v for v in range(kk.low, kk.high + 1) if v not in seen]
             if missing:
                 self.error(f"table {table.name} leaves {_ranges(missing)} uncovered{where}; "

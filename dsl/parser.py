@@ -82,10 +82,30 @@ _WORDS = {
 
 
 def _describe(expected: set[str]) -> str:
-    names = sorted({_WORDS.get(e, e.lower().strip("_")) for e in expected})
-    if len(names) > 6:
-        names = names[:6] + ["…"]
-    return ", ".join(names)
+    """Expected tokens as a person reads them: keywords quoted, the rest in words."""
+    names = set()
+    for name in expected:
+        if name in _WORDS:
+            names.add(_WORDS[name])
+            continue
+        try:
+            pattern = _lark().get_terminal(name).pattern
+        except KeyError:
+            names.add(name.lower())
+            continue
+        names.add(f'"{pattern.value}"' if pattern.type == "str" else name.lower())
+    ordered = sorted(names)
+    if len(ordered) > 8:
+        ordered = ordered[:8] + ["…"]
+    return ", ".join(ordered)
+
+
+_UNEXPECTED = {
+    "_NL": "the line ends before the rule is complete",
+    "$END": "the file ends before the rule is complete",
+    "_INDENT": "this line is indented more than the one above it",
+    "_DEDENT": "this block ends too early",
+}
 
 
 def _syntax_error(err: UnexpectedInput, text: str, source: str, filename: str,
@@ -97,9 +117,13 @@ def _syntax_error(err: UnexpectedInput, text: str, source: str, filename: str,
     width = 1
     if isinstance(err, UnexpectedToken):
         token = err.token
-        shown = _WORDS.get(token.type) if token.type.startswith("_") or token.type == "$END" \
-            else repr(str(token))
-        message = f"unexpected {shown}; expected {_describe(err.expected)}"
+        if token.type in ("_INDENT", "_DEDENT") and token.end_line:
+            # Lark dates an indentation change from the newline before it: point at the line.
+            line, column = token.end_line + line_offset, token.end_column or 1
+        if token.type in _UNEXPECTED:
+            message = f"{_UNEXPECTED[token.type]}; expected {_describe(err.expected)}"
+        else:
+            message = f"unexpected {str(token)!r}; expected {_describe(err.expected)}"
         width = max(1, len(str(token))) if not token.type.startswith("_") else 1
     elif isinstance(err, UnexpectedCharacters):
         char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
