@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import attrs
@@ -10,10 +9,10 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.errors import RulecraftError, Span, TableError
-from rulecraft.runtime.tables import (Band, Cell, CellExpression, IntRange, Key, Record, Row,
-                                      Table, build_axis)
+from rulecraft.runtime.tables import Cell, CellExpression, Key, Record, Row, Table
 
 from . import cells
+from .coverage import build_index
 from .scope import Scope, TableInfo
 from .types import ANY, DICE, INT, NUM, T, Domain
 
@@ -182,7 +181,8 @@ class TableBuilder:
                      zip(decl.keys, kinds, header))
         table = self._table("record", keys, header[:nkeys], header[nkeys:], tuple(fields),
                             tuple(rows), options)
-        self._index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values], spans)
+        build_index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values],
+                    spans, self.error)
         value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
 
@@ -265,7 +265,7 @@ class TableBuilder:
         labels = header[nrow:]
         table = self._table("inverted" if inverted else "cross", keys, header[:nrow], labels,
                             tuple(str(c) for c in columns), tuple(rows), options)
-        self._index(table, kinds, matchers, values, spans)
+        build_index(table, kinds, matchers, values, spans, self.error)
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
 
     # -- cells -----------------------------------------------------------------------------
@@ -371,87 +371,6 @@ class TableBuilder:
                      tuple(t for t, _ in labels), tuple(t for t, _ in side), fields, rows,
                      decl.span, decl.comments, options, self.scope.source)
 
-    def _index(self, table: Table, kinds: list[_KeyKind], matchers: list[tuple[Any, ...]],
-               values: list[Any], spans: list[tuple[Span, ...]]) -> None:
-        index: dict[tuple[Any, ...], Any] = {}
-        for m, v, where in zip(matchers, values, spans):
-            if any(x is None for x in m):
-                continue
-            if m in index:
-                shown = ", ".join(_show(x) for x in m)
-                self.error(f"table {table.name} has two entries for {shown}", where[0])
-            index[m] = v
-        for dim, kk in enumerate(kinds):
-            self._check_coverage(table, dim, kk, matchers, [w[dim] for w in spans])
-        axes = []
-        for dim, key in enumerate(table.keys):
-            slots = list(dict.fromkeys(m[dim] for m in matchers if m[dim] is not None))
-            axes.append(build_axis(key, [(slot, slot) for slot in slots]))
-        table.axes = tuple(axes)
-        fast: dict[tuple[Any, ...], Any] = {}
-        for m, v in index.items():
-            expanded = [_raw(x) for x in m]
-            if all(e is not None for e in expanded):
-                for combo in itertools.product(*expanded):
-                    fast[combo] = v
-        fast.update(index)
-        table.index = fast
-
-    def _check_coverage(self, table: Table, dim: int, kk: _KeyKind,
-                        matchers: list[tuple[Any, ...]], spans: list[Span]) -> None:
-        """Integer keys with a declared span (1..100) must be covered exactly: no gap, no overlap."""
-        if kk.kind != "integer" or kk.low is None:
-            return
-        groups: dict[tuple[Any, ...], list[tuple[Any, Span]]] = {}
-        for m, span in zip(matchers, spans):
-            rest = m[:dim] + m[dim + 1:]
-            groups.setdefault(rest, []).append((m[dim], span))
-        for rest, keys in groups.items():
-            seen: dict[int, Any] = {}
-            where = f" (column {', '.join(_show(r) for r in rest)})" if any(
-                r is not None for r in rest) and len(groups) > 1 else ""
-            for k, span in keys:
-                if k is None or isinstance(k, Band):
-                    continue
-                values = range(k.low, k.high + 1) if isinstance(k, IntRange) else [k]
-                outside = [v for v in values if not kk.low <= v <= kk.high]
-                clash = [v for v in values if v in seen]
-                if outside:
-                    self.error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}", span)
-                if clash:
-                    self.error(f"{_show(k)} overlaps {_show(seen[clash[0]])} at "
-                               f"{_ranges(clash)}{where}", span)
-                for v in values:
-                    seen.setdefault(v, k)
-            missing = [v for v in range(kk.low, kk.high + 1) if v not in seen]
-            if missing:
-                self.error(f"table {table.name} leaves {_ranges(missing)} uncovered{where}; "
-                           f"its rows must cover {kk.low}..{kk.high}", self.decl.span)
-
 
 def _unset(**_: Any) -> Any:
     raise AssertionError("expression cell used before the code generator compiled it")
-
-
-def _raw(slot: Any) -> list[Any] | None:
-    if isinstance(slot, IntRange):
-        return list(range(slot.low, slot.high + 1))
-    if isinstance(slot, Band):
-        return None
-    return [slot]
-
-
-def _show(x: Any) -> str:
-    if isinstance(x, IntRange):
-        return f"{x.low}-{x.high}"
-    if isinstance(x, Band):
-        return f"{x.low}–{x.high}"
-    return str(x)
-
-
-def _ranges(values: list[int]) -> str:
-    parts = []
-    for _, group in itertools.groupby(enumerate(values), lambda p: p[1] - p[0]):
-        run = [v for _, v in group]
-        parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
-    return ", ".join(parts)

@@ -6,13 +6,14 @@ from functools import lru_cache
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 from lark.indenter import DedentError, Indenter
 
 from rulecraft.runtime.errors import RuleSyntaxError, Span
 
 from . import syntax as s
 from .comments import CommentPool, strip_comments
+from .errors import syntax_error
 
 
 class RuleIndenter(Indenter):
@@ -65,76 +66,11 @@ def _parse_tree(text: str, source: str, filename: str, start: str,
     try:
         return _lark().parse(text, start=start)
     except UnexpectedInput as err:
-        raise _syntax_error(err, text, source, filename, line_offset, column_offset) from None
+        raise syntax_error(_lark(), err, text, source, filename, line_offset,
+                           column_offset) from None
     except DedentError as err:
         raise RuleSyntaxError(f"the indentation does not line up with any block above: {err}",
                               Span(filename, line_offset + 1, 1), source) from None
-
-
-_WORDS = {
-    "_NL": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of a block",
-    "NAME": "a name", "NUMBER": "a number", "STRING": 'a quoted text like "Sword"',
-    "DICE": "dice such as d20", "ROW": "a table row starting with |", "COLON": '":"',
-    "EQUAL": '"="', "LPAR": '"("', "RPAR": '")"', "LSQB": '"["', "RSQB": '"]"', "COMMA": '","',
-    "DOT": '"."', "COMPARE": "a comparison", "ADD": '"+" or "-"', "MUL": '"*" or "/"',
-    "SIGN": '"-"', "__ANON_0": '"->"', "$END": "the end of the file", "IN_CELLS": '"in cells"',
-}
-
-
-def _describe(expected: set[str]) -> str:
-    """Expected tokens as a person reads them: keywords quoted, the rest in words."""
-    names = set()
-    for name in expected:
-        if name in _WORDS:
-            names.add(_WORDS[name])
-            continue
-        try:
-            pattern = _lark().get_terminal(name).pattern
-        except KeyError:
-            names.add(name.lower())
-            continue
-        names.add(f'"{pattern.value}"' if pattern.type == "str" else name.lower())
-    ordered = sorted(names)
-    if len(ordered) > 8:
-        ordered = ordered[:8] + ["…"]
-    return ", ".join(ordered)
-
-
-_UNEXPECTED = {
-    "_NL": "the line ends before the rule is complete",
-    "$END": "the file ends before the rule is complete",
-    "_INDENT": "this line is indented more than the one above it",
-    "_DEDENT": "this block ends too early",
-}
-
-
-def _syntax_error(err: UnexpectedInput, text: str, source: str, filename: str,
-                  line_offset: int, column_offset: int) -> RuleSyntaxError:
-    line = (err.line if err.line and err.line > 0 else text.count("\n") + 1) + line_offset
-    column = (err.column if err.column and err.column > 0 else 1)
-    if err.line == 1:
-        column += column_offset
-    width = 1
-    if isinstance(err, UnexpectedToken):
-        token = err.token
-        if token.type in ("_INDENT", "_DEDENT") and token.end_line:
-            # Lark dates an indentation change from the newline before it: point at the line.
-            line, column = token.end_line + line_offset, token.end_column or 1
-        if token.type in _UNEXPECTED:
-            message = f"{_UNEXPECTED[token.type]}; expected {_describe(err.expected)}"
-        else:
-            message = f"unexpected {str(token)!r}; expected {_describe(err.expected)}"
-        width = max(1, len(str(token))) if not token.type.startswith("_") else 1
-    elif isinstance(err, UnexpectedCharacters):
-        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
-        message = f"unexpected character {char!r}"
-        if char == "'":
-            message += ' (texts are written in double quotes: "like this")'
-    elif isinstance(err, UnexpectedEOF):
-        message = f"the file ends too early; expected {_describe(set(err.expected))}"
-    else:
-        message = "the rule text does not follow the language"
-    return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)
 
 
 def _unquote(token: Token | None) -> str | None:

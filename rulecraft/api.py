@@ -12,7 +12,8 @@ from rulecraft.compiler.evaluate import evaluate_in
 from rulecraft.runtime.errors import UnknownRulebookError
 from rulecraft.runtime.rulebook import Rulebook
 
-_cache: dict[tuple[str, str], Rulebook] = {}
+_cache: dict[tuple[str, str], Rulebook] = {}  # (filename, text) -> compiled; the newest few
+_CACHE_SIZE = 32
 
 
 def builtin_rulebooks() -> list[str]:
@@ -24,7 +25,11 @@ def builtin_rulebooks() -> list[str]:
 def compile(text: str, filename: str = "<rules>") -> Rulebook:  # noqa: A001 - the façade's verb
     """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
     key = (filename, text)
-    if key not in _cache:
+    if key in _cache:
+        _cache[key] = _cache.pop(key)  # most recently used last
+    else:
+        if len(_cache) >= _CACHE_SIZE:
+            del _cache[next(iter(_cache))]
         _cache[key] = compile_file(text, filename)
     return _cache[key]
 

@@ -1,0 +1,73 @@
+"""Lark's parse errors, told as a rule author reads them: plain words, a line and a caret."""
+
+from __future__ import annotations
+
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from rulecraft.runtime.errors import RuleSyntaxError, Span
+
+_WORDS = {
+    "_NL": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of a block",
+    "NAME": "a name", "NUMBER": "a number", "STRING": 'a quoted text like "Sword"',
+    "DICE": "dice such as d20", "ROW": "a table row starting with |", "COLON": '":"',
+    "EQUAL": '"="', "LPAR": '"("', "RPAR": '")"', "LSQB": '"["', "RSQB": '"]"', "COMMA": '","',
+    "DOT": '"."', "COMPARE": "a comparison", "ADD": '"+" or "-"', "MUL": '"*" or "/"',
+    "SIGN": '"-"', "__ANON_0": '"->"', "$END": "the end of the file", "IN_CELLS": '"in cells"',
+}
+
+
+def _describe(lark: Lark, expected: set[str]) -> str:
+    """Expected tokens as a person reads them: keywords quoted, the rest in words."""
+    names = set()
+    for name in expected:
+        if name in _WORDS:
+            names.add(_WORDS[name])
+            continue
+        try:
+            pattern = lark.get_terminal(name).pattern
+        except KeyError:
+            names.add(name.lower())
+            continue
+        names.add(f'"{pattern.value}"' if pattern.type == "str" else name.lower())
+    ordered = sorted(names)
+    if len(ordered) > 8:
+        ordered = ordered[:8] + ["…"]
+    return ", ".join(ordered)
+
+
+_UNEXPECTED = {
+    "_NL": "the line ends before the rule is complete",
+    "$END": "the file ends before the rule is complete",
+    "_INDENT": "this line is indented more than the one above it",
+    "_DEDENT": "this block ends too early",
+}
+
+
+def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filename: str,
+                  line_offset: int, column_offset: int) -> RuleSyntaxError:
+    line = (err.line if err.line and err.line > 0 else text.count("\n") + 1) + line_offset
+    column = (err.column if err.column and err.column > 0 else 1)
+    if err.line == 1:
+        column += column_offset
+    width = 1
+    if isinstance(err, UnexpectedToken):
+        token = err.token
+        if token.type in ("_INDENT", "_DEDENT") and token.end_line:
+            # Lark dates an indentation change from the newline before it: point at the line.
+            line, column = token.end_line + line_offset, token.end_column or 1
+        if token.type in _UNEXPECTED:
+            message = f"{_UNEXPECTED[token.type]}; expected {_describe(lark, err.expected)}"
+        else:
+            message = f"unexpected {str(token)!r}; expected {_describe(lark, err.expected)}"
+        width = max(1, len(str(token))) if not token.type.startswith("_") else 1
+    elif isinstance(err, UnexpectedCharacters):
+        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        message = f"unexpected character {char!r}"
+        if char == "'":
+            message += ' (texts are written in double quotes: "like this")'
+    elif isinstance(err, UnexpectedEOF):
+        message = f"the file ends too early; expected {_describe(lark, set(err.expected))}"
+    else:
+        message = "the rule text does not follow the language"
+    return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)

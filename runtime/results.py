@@ -1,0 +1,150 @@
+"""What a procedure run produces: its outcome, the trace of what it did, and the result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from .combatants import Combatant
+from .errors import Span
+from .values import display, to_public
+
+
+@attrs.frozen
+class TraceEntry:
+    """One thing a procedure did: a roll, a computed value, a choice, a branch, a change, an end."""
+
+    kind: str  # "roll", "let", "choose", "branch", "change", "outcome"
+    name: str
+    value: Any
+    span: Span | None = attrs.field(default=None, eq=False)
+    detail: str = ""
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    def __str__(self) -> str:
+        where = f"{self.span}" if self.span else ""
+        value = display(self.value) if not isinstance(self.value, Combatant) else repr(self.value)
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{where}: {self.kind} {self.name} = {value}{detail}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "value": _jsonable(self.value),
+            "detail": self.detail,
+            "file": self.span.filename if self.span else None,
+            "line": self.line,
+        }
+
+
+class Outcome(Mapping[str, Any]):
+    """How a procedure ended: a name (`hit`, `parried`) and its values, read as items or attributes."""
+
+    __slots__ = ("name", "_values", "span")
+
+    def __init__(self, name: str, values: dict[str, Any], span: Span | None = None) -> None:
+        self.name = name
+        self._values = values
+        self.span = span
+
+    def __getitem__(self, key: str) -> Any:
+        return to_public(self._values[key])
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return to_public(self._values[key])
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.name == other
+        if isinstance(other, Outcome):
+            return self.name == other.name and self._values == other._values
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple((k, repr(v)) for k, v in self._values.items())))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={display(v)}" for k, v in self._values.items())
+        return f"Outcome({self.name}: {inner})" if inner else f"Outcome({self.name})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "values": {k: _jsonable(v) for k, v in self._values.items()}}
+
+
+class Result:
+    """A finished run: its outcome, every value it computed, the combatants after, the trace."""
+
+    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace")
+
+    def __init__(self, outcome: Outcome, values: Mapping[str, Any],
+                 combatants: Mapping[str, Combatant], steps: list[tuple[Any, ...]]) -> None:
+        self.outcome = outcome
+        self.values = values
+        self.combatants = combatants
+        self._steps = steps
+        self._trace: tuple[TraceEntry, ...] | None = None
+
+    @property
+    def trace(self) -> tuple[TraceEntry, ...]:
+        """Each roll, value, choice, branch, change and the outcome, with its rule line."""
+        if self._trace is None:
+            self._trace = tuple(_entry(*step) for step in self._steps)
+        return self._trace
+
+    def __getitem__(self, name: str) -> Any:
+        return to_public(self.values[name])
+
+    def explain(self) -> str:
+        """The trace as lines a game master can follow, each naming its rule line."""
+        return "\n".join(str(entry) for entry in self.trace)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome.as_json(),
+            "values": {k: _jsonable(v) for k, v in self.values.items()},
+            "combatants": {k: _jsonable(c.as_dict()) for k, c in self.combatants.items()},
+            "trace": [e.as_json() for e in self.trace],
+        }
+
+
+def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "") -> TraceEntry:
+    if kind == "roll" and isinstance(detail, tuple):
+        dice, faces = detail
+        detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
+    return TraceEntry(kind, name, value, span, detail)
+
+
+def _jsonable(value: Any) -> Any:
+    value = to_public(value)
+    if isinstance(value, (Outcome,)):
+        return value.as_json()
+    if isinstance(value, Combatant):
+        return _jsonable(value.as_dict())
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
