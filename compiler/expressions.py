@@ -233,6 +233,13 @@ class Emitter:
                 return self._bad(f"{name} needs a number, not {args[0][1]}", node)
             helper = {"ln": "_ln", "sqrt": "_sqrt", "abs": "abs"}[name]
             return f"{helper}({args[0][0]})", (args[0][1] if name == "abs" else NUM)
+        if name in ("min", "max") and len(args) == 2 and DICE in (args[0][1], args[1][1]):
+            (a, at), (b, bt) = args
+            dice_code, bound = (a, b) if at == DICE else (b, a)
+            if not is_number(bt if at == DICE else at):
+                return self._bad(f"{name} of dice takes one dice value and one number", node)
+            side = "at_least" if name == "max" else "at_most"
+            return f"{dice_code}.clamped({side}={bound})", DICE
         if name in ("min", "max") and len(args) >= 2:
             joined: T | None = args[0][1]
             for _, t in args[1:]:

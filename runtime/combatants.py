@@ -24,6 +24,16 @@ class ValueType:
     key: ValueType | None = None
     item: ValueType | None = None
 
+    def index_names(self) -> list[str]:
+        """The key type names of nested maps (`map area -> list injury` gives ["area"])."""
+        names: list[str] = []
+        vt: ValueType | None = self
+        while vt is not None and vt.kind == "map":
+            assert vt.key is not None
+            names.append(vt.key.text)
+            vt = vt.item
+        return names
+
     def describe(self) -> str:
         if self.kind in ("integer", "number") and self.low is not None:
             whole = "a whole number" if self.kind == "integer" else "a number"
@@ -126,6 +136,14 @@ class CombatantModel:
         """Characteristics and state: what a combatant is made from (the rest is derived)."""
         return tuple(f.name for f in self.fields if f.role != "derived")
 
+    def _combined(self, f: Field, value: Any, given: dict[str, Any]) -> Any:
+        """A state list as it stands once its items are combined ("two Bruises ... a L Wound")."""
+        names = f.type.index_names() if f.type is not None else []
+        if len(given) < len(names):
+            name = names[len(given)]
+            return {k: self._combined(f, v, {**given, name: k}) for k, v in value.items()}
+        return self.combiners[f.combine](value, given) if f.combine else value
+
     def derived(self, values: dict[str, Any]) -> dict[str, Any]:
         """`values` with the derived figures added; remembered, as fights revisit states."""
         key = _freeze(values)
@@ -157,6 +175,8 @@ class CombatantModel:
             if f.name in given:
                 assert f.type is not None
                 values[f.name] = check_value(f.name, f.type, given[f.name], f.span, self.source)
+                if f.combine is not None:
+                    values[f.name] = self._combined(f, values[f.name], {})
             elif f.has_default:
                 values[f.name] = f.default
             else:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 import attrs
 
@@ -52,8 +52,33 @@ class Dice:
 
     terms: tuple[DiceTerm, ...]
     constant: int | Decimal = 0
+    at_least: int | Decimal | None = None  # `max(1, d10 - skill)`: "minimum one"
+    at_most: int | Decimal | None = None  # `min(6, ...)`
 
     def __str__(self) -> str:
+        text = self._sum_text()
+        if self.at_least is not None:
+            text = f"max({self.at_least}, {text})"
+        if self.at_most is not None:
+            text = f"min({self.at_most}, {text})"
+        return text
+
+    def clamped(self, at_least: Any = None, at_most: Any = None) -> Dice:
+        """This roll with a floor or a ceiling on its total."""
+        low = self.at_least if at_least is None else (
+            at_least if self.at_least is None else max(at_least, self.at_least))
+        high = self.at_most if at_most is None else (
+            at_most if self.at_most is None else min(at_most, self.at_most))
+        return attrs.evolve(self, at_least=low, at_most=high)
+
+    def _clamp(self, total: Any) -> Any:
+        if self.at_least is not None and total < self.at_least:
+            total = self.at_least
+        if self.at_most is not None and total > self.at_most:
+            total = self.at_most
+        return total
+
+    def _sum_text(self) -> str:
         parts: list[str] = []
         for term in self.terms:
             text = str(term)
@@ -72,19 +97,33 @@ class Dice:
         return sum(t.count for t in self.terms)
 
     def __add__(self, other: object) -> Dice:
+        if isinstance(other, (int, Decimal)) and not isinstance(other, bool):
+            # max(1, X) + c is max(1 + c, X + c): a bound moves with the constant.
+            return Dice(self.terms, self.constant + other,
+                        None if self.at_least is None else self.at_least + other,
+                        None if self.at_most is None else self.at_most + other)
+        if self._bounded or (isinstance(other, Dice) and other._bounded):
+            raise DiceError(f"cannot add dice to a roll with a minimum or maximum ({self}, "
+                            f"{other}); roll them separately")
         if isinstance(other, Dice):
             return Dice(self.terms + other.terms, self.constant + other.constant)
-        if isinstance(other, (int, Decimal)):
-            return Dice(self.terms, self.constant + other)
         return NotImplemented
 
     __radd__ = __add__
 
+    @property
+    def _bounded(self) -> bool:
+        return self.at_least is not None or self.at_most is not None
+
     def __neg__(self) -> Dice:
+        if self._bounded:
+            raise DiceError(f"cannot negate {self}; roll it first")
         return Dice(tuple(attrs.evolve(t, sign=-t.sign) for t in self.terms), -self.constant)
 
     def __sub__(self, other: object) -> Dice:
-        if isinstance(other, (Dice, int, Decimal)):
+        if isinstance(other, Dice):
+            return self + (-other)
+        if isinstance(other, (int, Decimal)):
             return self + (-other)
         return NotImplemented
 
@@ -122,7 +161,7 @@ class Dice:
         for term in self.terms:
             rolled = [next(it) for _ in range(term.count)]
             total += term.sign * sum(term.kept(rolled))
-        return total
+        return self._clamp(total)
 
     def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[int, Fraction], ...]:
         """Every total with its exact probability, lowest total first."""
@@ -145,7 +184,11 @@ def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[int, Fraction
     dist: dict[int | Decimal, Fraction] = {d.constant: Fraction(1)}
     for term in d.terms:
         dist = _convolve(dist, _term_distribution(term, keep_drop_outcomes), term.sign)
-    return tuple(sorted(dist.items()))
+    clamped: dict[int | Decimal, Fraction] = {}
+    for total, p in dist.items():
+        key = d._clamp(total)
+        clamped[key] = clamped.get(key, Fraction(0)) + p
+    return tuple(sorted(clamped.items()))
 
 
 def _term_distribution(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, Fraction]:
@@ -196,7 +239,7 @@ class SeededDice:
         randint = self._random.randint
         if len(dice.terms) == 1 and dice.terms[0].count == 1:  # one die: the common case
             face = randint(1, dice.terms[0].sides)
-            return dice.terms[0].sign * face + dice.constant, (face,)
+            return dice._clamp(dice.terms[0].sign * face + dice.constant), (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
         return dice.total(faces), faces
 

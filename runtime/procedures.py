@@ -92,7 +92,7 @@ class RunContext:
         """`set` or `add` on a party's state; returns the party with derived figures recomputed."""
         who = self.parties[party]
         spec = who.model.field(field)
-        given = dict(zip(_index_names(spec.type), index))
+        given = dict(zip(spec.type.index_names() if spec.type else [], index))
         updated = self._updated(spec.combine, who._values[field], index, value, mode, given)
         who = who.changed(field, updated)
         self.parties[party] = who
@@ -121,16 +121,6 @@ class RunContext:
         outcome = Outcome(name, values, span)
         self.trace.append(("outcome", name, outcome, span))
         raise Finished(outcome)
-
-
-def _index_names(vt: ValueType | None) -> list[str]:
-    """The key type names of nested maps (`map area -> list injury` gives ["area"])."""
-    names = []
-    while vt is not None and vt.kind == "map":
-        assert vt.key is not None
-        names.append(vt.key.text)
-        vt = vt.item
-    return names
 
 
 def _dig(value: Any, index: tuple[Any, ...]) -> Any:
