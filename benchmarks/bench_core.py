@@ -196,6 +196,15 @@ def main() -> int:
         ("melee_attack (seeded, passive dodge)",
          lambda: melee.run(attacker=a, defender=b, seed=next(seeds)),
          lambda: hand_melee(hand_a, hand_b, random.Random(next(seeds))), 2000, 2.0),
+        # The same fighters blow after blow (an odds or balance study) lets the engine reuse the
+        # derived figures of states it has seen; fresh fighters every blow pay for them in full.
+        ("melee_attack, fresh fighters each blow",
+         lambda: melee.run(attacker=rb.combatant(**sheet_a),
+                           defender=rb.combatant(**dict(sheet_b, fatigue=next(seeds) % 97)),
+                           seed=next(seeds)),
+         lambda: hand_melee(figures(dict(sheet_a, fatigue=0, injuries={})),
+                            figures(dict(sheet_b, fatigue=next(seeds) % 97, injuries={})),
+                            random.Random(next(seeds))), 1000, 2.0),
     ]
     failed = False
     print(f"{'benchmark':<40} {'compiled':>11} {'by hand':>11} {'ratio':>7} {'target':>7}")

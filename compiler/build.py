@@ -65,9 +65,8 @@ class _Compiler:
         for (name, params), pending in zip(cells, self.pending):
             pending.cell.params = params
             pending.cell._fn = _keywords(namespace[name], params)
-        for formula in formulas.values():
-            formula.fn = namespace[formula.name]
-            formula.inner = namespace[f"f_{formula.name}"]
+        formulas = {name: Formula.compiled(namespace[name], inner=namespace[f"f_{name}"], **fields)
+                    for name, fields in formulas.items()}
         combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
                      for f in model_fields if f.combine}
         model = None
@@ -149,8 +148,9 @@ class _Compiler:
                              + " → ".join(cycle), first.span)
         return ordered
 
-    def _formulas(self, ordered: list[str]) -> dict[str, Formula]:
-        out: dict[str, Formula] = {}
+    def _formulas(self, ordered: list[str]) -> dict[str, dict[str, Any]]:
+        """Generate every formula; returns each Formula's fields (its code comes after exec)."""
+        out: dict[str, dict[str, Any]] = {}
         for name in ordered:
             info = self.scope.formulas[name]
             info.result = self.writer.formula(info.decl, info.params)
@@ -160,9 +160,9 @@ class _Compiler:
             checks = [(p.name, self._fast_check(p), self.scope.constant("PARAM_", p))
                       for p in params]
             self.writer.public_formula(info.decl, checks)
-            out[name] = Formula(name, info.decl.title or name, params,
-                                self.writer.text(info.decl.body.span), info.decl.span,
-                                info.decl.comments, self.tree.source)
+            out[name] = dict(name=name, title=info.decl.title or name, params=params,
+                             body=self.writer.text(info.decl.body.span), span=info.decl.span,
+                             comments=info.decl.comments, source=self.tree.source)
         return out
 
     def _fast_check(self, p: Param) -> str:

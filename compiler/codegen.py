@@ -26,10 +26,12 @@ class Writer:
         self.lines.append("    " * depth + text)
 
     def origin(self, depth: int, span: Span) -> None:
+        """A comment naming the rule line a statement comes from (one line, whatever the text)."""
         text = self.text(span).split("\n")[0].strip()
         if len(text) > 80:
             text = text[:77] + "..."
-        self.line(depth, f"# {span.filename}:{span.line}: {text}")
+        comment = f"# {span.filename}:{span.line}: {text}"
+        self.line(depth, "".join(c if c.isprintable() else " " for c in comment))
 
     def text(self, span: Span) -> str:
         """The rule text a span covers, as the author wrote it."""
@@ -50,8 +52,14 @@ class Writer:
     def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
         """The entry Python callers use: arguments checked against their ranges, plain results."""
         names = ", ".join(name for name, _, _ in checks)
-        self.line(0, f"def {decl.name}({names}):")
-        self.line(1, f'"""{decl.title or decl.name} ({decl.span})."""')
+        # Parameters default to _MISSING and extras are collected, so a call that does not fit
+        # is reported as a rule error (by _bad_call), never as Python's TypeError.
+        params = "".join(f"{name}=_MISSING, " for name, _, _ in checks)
+        self.line(0, f"def {decl.name}({params}*_extra_args, **_extra_names):")
+        self.line(1, repr(f"{decl.title or decl.name} ({decl.span})."))
+        self.line(1, "if _extra_args or _extra_names:")
+        where = self.scope.span_ref(decl.span)
+        self.line(2, f"_bad_call({decl.name!r}, {where}, _extra_args, _extra_names)")
         for name, fast_ok, param_ref in checks:
             self.line(1, f"if not ({fast_ok}):")
             self.line(2, f"{name} = _check({param_ref}, {name})")

@@ -124,6 +124,7 @@ class CombatantModel:
     derive: Callable[[dict[str, Any]], None] = attrs.field(default=None, repr=False)
     combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
+    _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
@@ -134,7 +135,9 @@ class CombatantModel:
     @property
     def given_names(self) -> tuple[str, ...]:
         """Characteristics and state: what a combatant is made from (the rest is derived)."""
-        return tuple(f.name for f in self.fields if f.role != "derived")
+        if self._given is None:
+            self._given = tuple(f.name for f in self.fields if f.role != "derived")
+        return self._given
 
     def _combined(self, f: Field, value: Any, given: dict[str, Any]) -> Any:
         """A state list as it stands once its items are combined ("two Bruises ... a L Wound")."""
@@ -188,11 +191,12 @@ class CombatantModel:
 class Combatant:
     """One combatant: read figures as attributes (`fighter.anti_parry`) or items."""
 
-    __slots__ = ("model", "_values")
+    __slots__ = ("model", "_values", "_next")
 
     def __init__(self, model: CombatantModel, values: dict[str, Any]) -> None:
         self.model = model
         self._values = values
+        self._next: dict[tuple[str, Any], Combatant] = {}  # changed() results, by change
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -209,9 +213,16 @@ class Combatant:
 
     def changed(self, name: str, value: Any) -> Combatant:
         """A copy with one state field replaced and the derived figures recomputed."""
-        values = {n: self._values[n] for n in self.model.given_names}
-        values[name] = value
-        return Combatant(self.model, self.model.derived(values))
+        key = (name, _frozen(value) if type(value) is dict else value)
+        found = self._next.get(key)
+        if found is None:
+            values = {n: self._values[n] for n in self.model.given_names}
+            values[name] = value
+            found = Combatant(self.model, self.model.derived(values))
+            if len(self._next) > 256:
+                self._next.clear()
+            self._next[key] = found
+        return found
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Combatant) and other._values == self._values

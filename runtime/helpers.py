@@ -33,7 +33,17 @@ def make_helpers(source: str) -> dict[str, Any]:
         return fn(items)
 
     def _check(param: Any, value: Any) -> Any:
+        if value is MISSING:
+            raise RangeError(f"{param.name} is needed ({param.type.describe()})", param.span,
+                             source)
         return check_value(param.name, param.type, value, param.span, source)
+
+    def _bad_call(name: str, span: Span, args: tuple[Any, ...], names: dict[str, Any]) -> None:
+        if args:
+            raise RangeError(f"{name} was given {len(args)} argument(s) more than it takes",
+                             span, source)
+        unknown = ", ".join(repr(n) for n in names)
+        raise RangeError(f"{name} has no parameter {unknown}", span, source)
 
     return {
         "_Decimal": Decimal,
@@ -54,8 +64,20 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_field": _field,
         "_attr": _attr,
         "_check": _check,
+        "_bad_call": _bad_call,
+        "_MISSING": MISSING,
         "_public": values.to_public,
     }
+
+
+class _Missing:
+    """The default of a formula's parameters: says an argument was not given."""
+
+    def __repr__(self) -> str:
+        return "missing"
+
+
+MISSING = _Missing()
 
 
 def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:

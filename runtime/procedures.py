@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -253,14 +252,4 @@ class Procedure:
                              self.source)
 
 
-def bind_error(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-    """Why a call does not fit a function's parameters, or None when it does."""
-    try:
-        inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as err:
-        return str(err)
-    return None
-
-
-__all__ = ["Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry", "ValueType",
-           "bind_error"]
+__all__ = ["Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry", "ValueType"]
