@@ -104,7 +104,7 @@ def infer(text: str) -> tuple[str, Any]:
 
 def snake(label: str) -> str:
     """A printed column header as a field name: `Walk` → walk, `Armour Factor` → armour_factor."""
-    out = re.sub(r"[^0-9A-Za-z]+", "_", label.strip().lower()).strip("_")
+    out = re.sub(r"\W+", "_", label.strip().lower()).strip("_")
     return out or "value"
 
 

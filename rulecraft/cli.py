@@ -12,6 +12,7 @@ import click
 from rulecraft.compiler.evaluate import parse_dice_text
 from rulecraft.runtime.dice import ScriptedDice, SeededDice
 from rulecraft.runtime.errors import RangeError, RulecraftError
+from rulecraft.runtime.tables import Record
 from rulecraft.runtime.values import display, to_public
 
 from . import api
@@ -80,7 +81,7 @@ def eval_(rulebook: str, expression: str, as_json: bool) -> None:
     except RulecraftError as err:
         _fail(err)
         return
-    shown = value if not hasattr(value, "_data") else dict(value)
+    shown = value.as_dict() if isinstance(value, Record) else value
     _emit({"expression": expression, "value": _plain(shown)}, as_json, display(_plain(shown)))
 
 

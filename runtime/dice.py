@@ -237,7 +237,8 @@ class SeededDice:
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
         dice.check(self.limits)
         randint = self._random.randint
-        if len(dice.terms) == 1 and dice.terms[0].count == 1:  # one die: the common case
+        if len(dice.terms) == 1 and dice.terms[0].count == 1 and dice.terms[0].keep is None:
+            # one plain die: the common case
             face = randint(1, dice.terms[0].sides)
             return dice._clamp(dice.terms[0].sign * face + dice.constant), (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))

@@ -10,6 +10,7 @@ import attrs
 
 from .combatants import Combatant
 from .errors import Span
+from .tables import Record
 from .values import display, to_public
 
 
@@ -137,7 +138,7 @@ def _jsonable(value: Any) -> Any:
     value = to_public(value)
     if isinstance(value, (Outcome,)):
         return value.as_json()
-    if isinstance(value, Combatant):
+    if isinstance(value, (Combatant, Record)):
         return _jsonable(value.as_dict())
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}

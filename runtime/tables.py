@@ -77,8 +77,11 @@ class Key:
     in_cells: bool = False
 
 
-class Record(Mapping[str, Any]):
-    """A row of a record table: fields by name, read as attributes or items (public values)."""
+class Record:
+    """A row of a record table: fields by name, read as attributes or items (public values).
+
+    Not a Mapping on purpose: a column headed "Items" or "Keys" must read as `rec.items`.
+    """
 
     __slots__ = ("_data",)
 
@@ -100,11 +103,18 @@ class Record(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._data
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict of plain values."""
+        return {k: to_public(v) for k, v in self._data.items()}
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
             return self._data == other._data
         if isinstance(other, Mapping):
-            return dict(self.items()) == dict(other)
+            return self.as_dict() == dict(other)
         return NotImplemented
 
     def __hash__(self) -> int:
