@@ -48,20 +48,15 @@ class TableBuilder:
 
     # -- splitting rows into cells ---------------------------------------------------------
     def split(self, row: s.RowLine) -> list[tuple[str, Span]]:
-        text = row.text
-        if not text.endswith("|"):
+        """A row's cells, each with the span of its text (for carets under a bad cell)."""
+        if not row.closed:
             self.error("a table row ends with |", Span(row.span.filename, row.span.line,
-                                                          row.span.column + len(text)))
-            text += "|"
+                                                          row.span.column + len(row.text)))
         out: list[tuple[str, Span]] = []
-        start = 1
-        for part in text[1:-1].split("|"):
-            stripped = part.strip()
-            offset = start + (len(part) - len(part.lstrip()))
+        for text, offset in row.cells():
             col = row.span.column + offset
-            out.append((stripped, Span(row.span.filename, row.span.line, col, row.span.line,
-                                       col + max(1, len(stripped)))))
-            start += len(part) + 1
+            out.append((text, Span(row.span.filename, row.span.line, col, row.span.line,
+                                   col + max(1, len(text)))))
         return out
 
     # -- keys ------------------------------------------------------------------------------

@@ -248,19 +248,20 @@ class _Builder(Transformer):
     def if_step(self, meta: Any, c: list[Any]) -> s.IfStep:
         span = self._span(meta)
         branches = [s.Branch(c[0], c[1], span)]
-        otherwise = None
+        otherwise, otherwise_comments = None, ()
         for extra in c[2:]:
             if isinstance(extra, s.Branch):
                 branches.append(extra)
             elif extra is not None:
-                otherwise = extra
-        return s.IfStep(tuple(branches), otherwise, span, self._claim(span))
+                otherwise_comments, otherwise = extra
+        return s.IfStep(tuple(branches), otherwise, span, self._claim(span), otherwise_comments)
 
     def else_if(self, meta: Any, c: list[Any]) -> s.Branch:
-        return s.Branch(c[0], c[1], self._span(meta))
+        span = self._span(meta)
+        return s.Branch(c[0], c[1], span, self._claim(span))
 
-    def else_(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
-        return c[0]
+    def else_(self, meta: Any, c: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+        return self._claim(self._span(meta)), c[0]
 
     def block(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)

@@ -179,10 +179,24 @@ class KeySpec:  # key_spec
 
 
 @attrs.frozen
-class RowLine:  # row: the raw `| a | b |` text, split into cells by the compiler's table pass
+class RowLine:  # row: the raw `| a | b |` text
     text: str
     span: Span
     comments: tuple[str, ...] = ()
+
+    @property
+    def closed(self) -> bool:
+        return self.text.endswith("|") and len(self.text) > 1
+
+    def cells(self) -> list[tuple[str, int]]:
+        """Each cell's text, stripped, with its offset from the opening bar."""
+        text = self.text if self.closed else self.text + "|"
+        out: list[tuple[str, int]] = []
+        start = 1
+        for part in text[1:-1].split("|"):
+            out.append((part.strip(), start + len(part) - len(part.lstrip())))
+            start += len(part) + 1
+        return out
 
 
 @attrs.frozen
@@ -283,6 +297,7 @@ class Branch:  # the `if`/`else if` arm of if_step and else_if
     test: Expr
     body: tuple[Step, ...]
     span: Span
+    comments: tuple[str, ...] = ()  # above an `else if` line
 
 
 @attrs.frozen
@@ -291,6 +306,7 @@ class IfStep:  # if_step
     otherwise: tuple[Step, ...] | None
     span: Span
     comments: tuple[str, ...] = ()
+    otherwise_comments: tuple[str, ...] = ()  # above the `else:` line
 
 
 @attrs.frozen

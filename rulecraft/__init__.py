@@ -8,10 +8,11 @@ from rulecraft.runtime.errors import (CycleError, DiceError, RangeError, Rulecra
                                       UnknownNameError, UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
 
-from .api import builtin_rulebooks, compile, evaluate, load
+from .api import builtin_rulebooks, compile, evaluate, format_rules, load
 
 __all__ = [
     "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
-    "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate", "load",
+    "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
+    "format_rules", "load",
 ]

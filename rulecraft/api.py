@@ -9,6 +9,8 @@ from typing import Any
 
 from rulecraft.compiler.build import compile_file
 from rulecraft.compiler.evaluate import evaluate_in
+from rulecraft.dsl.formatter import format_file
+from rulecraft.dsl.parser import parse
 from rulecraft.runtime.errors import UnknownRulebookError
 from rulecraft.runtime.rulebook import Rulebook
 
@@ -40,6 +42,11 @@ def load(name_or_path: str | Path) -> Rulebook:
     return compile(text, filename)
 
 
+def format_rules(text: str, filename: str = "<rules>") -> str:
+    """Rule text in the canonical layout, comments kept (RulecraftError if it does not parse)."""
+    return format_file(parse(text, filename))
+
+
 def evaluate(rulebook: Rulebook, expression: str) -> Any:
     """Evaluate an expression of the language (a formula call, a table lookup) in a rulebook."""
     return evaluate_in(rulebook, expression)
@@ -64,4 +71,4 @@ def _read(name_or_path: str | Path) -> tuple[str, str]:
     )
 
 
-__all__ = ["builtin_rulebooks", "compile", "evaluate", "load"]
+__all__ = ["builtin_rulebooks", "compile", "evaluate", "format_rules", "load"]

@@ -68,6 +68,46 @@ def check(files: tuple[str, ...]) -> None:
     sys.exit(1 if failed else 0)
 
 
+@cli.command("fmt")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")
+@click.option("--write", is_flag=True, help="Rewrite the files in place.")
+def fmt(files: tuple[str, ...], check: bool, write: bool) -> None:
+    """Print rule files in the canonical layout: tables aligned, comments kept.
+
+    Without --write the result goes to standard output. A file with errors is left alone."""
+    untidy = False
+    for name in files:
+        path = Path(name)
+        try:
+            text = path.read_text(encoding="utf-8")
+            formatted = api.format_rules(text, str(path))
+            api.compile(formatted, str(path))  # never write a file that no longer compiles
+        except (OSError, UnicodeDecodeError) as err:
+            raise click.ClickException(f"cannot read {name}: {err}") from None
+        except RulecraftError as err:
+            _fail(err)
+            return
+        if check:
+            if formatted != text:
+                click.echo(f"{name}: not formatted", err=True)
+                untidy = True
+        elif write:
+            if formatted != text:
+                _replace(path, formatted)
+                click.echo(f"{name}: formatted")
+        else:
+            click.echo(formatted, nl=False)
+    sys.exit(1 if untidy else 0)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write beside the file, then rename over it: a reader never sees half a file."""
+    temporary = path.with_name(f".{path.name}.rulecraft-tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
 @cli.command("eval")
 @click.argument("rulebook")
 @click.argument("expression")

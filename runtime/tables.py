@@ -146,6 +146,14 @@ class CellExpression:
         """Internal evaluation for generated code: values are already exact."""
         return self._fn(**{p: given[p] for p in self.params})
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CellExpression):
+            return (self.text, self.params) == (other.text, other.params)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.params))
+
     def __repr__(self) -> str:
         return f"= {self.text}"
 

@@ -1,0 +1,249 @@
+"""Print a syntax tree back as rule text: one canonical layout, comments kept, tables aligned."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from . import syntax as s
+
+INDENT = "  "
+WIDTH = 100  # an outcome's values go one per line past this
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_KEYWORDS = frozenset(
+    "rulebook enum table by in integer number given formula map list combatant derived state "
+    "combined procedure roll let choose from default if then else set add to outcome with or "
+    "and not true false none for".split()
+)
+
+# Binding strength of each operator, loosest first (the grammar's expression levels).
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4,
+               ">=": 4, "in": 4, "not in": 4, "+": 5, "-": 5, "*": 6, "/": 6}
+_UNARY, _POSTFIX, _ATOM = 7, 8, 9
+
+
+def format_file(tree: s.File) -> str:
+    """The whole file in canonical layout; parsing the result gives the same tree."""
+    blocks = [_declaration(d) for d in tree.declarations]
+    text = "\n\n".join("\n".join(lines) for lines in blocks)
+    if tree.trailing_comments:
+        text += "\n\n" + "\n".join(f"# {c}" for c in tree.trailing_comments)
+    return text + "\n"
+
+
+def _comments(comments: tuple[str, ...], depth: int) -> list[str]:
+    return [f"{INDENT * depth}# {c}".rstrip() for c in comments]
+
+
+def _name(text: str) -> str:
+    """A member or title word, quoted when it is not a plain name."""
+    return text if _NAME.match(text) and text not in _KEYWORDS else f'"{text}"'
+
+
+def _title(title: str | None) -> str:
+    return f' "{title}"' if title is not None else ""
+
+
+# ---- declarations --------------------------------------------------------------------------
+
+
+def _declaration(d: Any) -> list[str]:
+    handler = _DECLARATIONS.get(type(d))
+    if handler is None:
+        raise AssertionError(f"no formatter for {type(d).__name__}")
+    return _comments(d.comments, 0) + handler(d)
+
+
+def _rulebook(d: s.RulebookDecl) -> list[str]:
+    lines = [f"rulebook {d.name}{_title(d.title)}"]
+    for m in d.meta:
+        lines += _comments(m.comments, 1) + [f'{INDENT}{m.key}: "{m.value}"']
+    return lines
+
+
+def _enum(d: s.EnumDecl) -> list[str]:
+    members = ", ".join(_name(m.name) for m in d.members)
+    return [f"enum {d.name}{_title(d.title)}: {members}"]
+
+
+def _table(d: s.TableDecl) -> list[str]:
+    keys = ", ".join(_key(k) for k in d.keys)
+    cell = ""
+    if isinstance(d.cell_type, tuple):
+        cell = f" -> ({', '.join(d.cell_type)})"
+    elif d.cell_type is not None:
+        cell = f" -> {d.cell_type}"
+    given = f" given {', '.join(d.given)}" if d.given else ""
+    lines = [f"table {d.name}{_title(d.title)} by {keys}{cell}{given}:"]
+    for o in d.options:
+        lines += _comments(o.comments, 1) + [f"{INDENT}{o.name}: {o.value}"]
+    rows = [[text for text, _ in row.cells()] for row in d.rows]
+    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
+    for row, cells in zip(d.rows, rows):
+        if cells and all(set(c) <= set("-: ") and c for c in cells):
+            cells = ["-" * w for w in widths[: len(cells)]]  # a separator row
+        body = " | ".join(c.ljust(w) for c, w in zip(cells, widths))
+        lines += _comments(row.comments, 1) + [f"{INDENT}| {body} |".rstrip()]
+    return lines
+
+
+def _key(k: s.KeySpec) -> str:
+    text = k.name if k.type is None else f"{k.name}: {_type(k.type)}"
+    return text + (" in cells" if k.in_cells else "")
+
+
+def _type(t: Any) -> str:
+    if isinstance(t, s.RangeType):
+        return f"{t.low}..{t.high}"
+    if isinstance(t, s.MapType):
+        return f"map {_type(t.key)} -> {_type(t.item)}"
+    if isinstance(t, s.ListType):
+        return f"list {_type(t.item)}"
+    return str(t.name)
+
+
+def _param(p: s.Param) -> str:
+    text = p.name if p.type is None else f"{p.name}: {_type(p.type)}"
+    return text + (f" = {expression(p.default)}" if p.default is not None else "")
+
+
+def _formula(d: s.FormulaDecl) -> list[str]:
+    params = ", ".join(_param(p) for p in d.params)
+    return [f"formula {d.name}({params}){_title(d.title)} = {expression(d.body)}"]
+
+
+def _combatant(d: s.CombatantDecl) -> list[str]:
+    lines = [f"combatant {d.name}{_title(d.title)}:"]
+    for f in d.fields:
+        if f.role == "derived":
+            assert f.value is not None
+            text = f"derived {f.name} = {expression(f.value)}"
+        else:
+            text = f"{f.name}: {_type(f.type)}"
+            if f.role == "state":
+                text = "state " + text
+            if f.value is not None:
+                text += f" = {expression(f.value)}"
+            if f.combined_by:
+                text += f" combined by {f.combined_by}"
+        lines += _comments(f.comments, 1) + [INDENT + text]
+    return lines
+
+
+def _procedure(d: s.ProcedureDecl) -> list[str]:
+    params = ", ".join(_param(p) for p in d.params)
+    return [f"procedure {d.name}{_title(d.title)} ({params}):"] + _steps(d.steps, 1)
+
+
+# ---- steps ---------------------------------------------------------------------------------
+
+
+def _steps(steps: tuple[Any, ...], depth: int) -> list[str]:
+    lines: list[str] = []
+    for step in steps:
+        lines += _comments(step.comments, depth) + _step(step, depth)
+    return lines
+
+
+def _step(step: Any, depth: int) -> list[str]:
+    pad = INDENT * depth
+    if isinstance(step, s.RollStep):
+        return [f"{pad}roll {step.name} = {expression(step.dice)}"]
+    if isinstance(step, s.LetStep):
+        return [f"{pad}let {step.name} = {expression(step.value)}"]
+    if isinstance(step, s.ChooseStep):
+        return [f"{pad}choose {step.name} by {step.party} from {expression(step.options)} "
+                f"default {expression(step.default)}"]
+    if isinstance(step, s.ChangeStep):
+        index = "".join(f"[{expression(k)}]" for k in step.target.index)
+        target = f"{step.target.party}.{step.target.field}{index}"
+        if step.mode == "set":
+            return [f"{pad}set {target} = {expression(step.value)}"]
+        return [f"{pad}add {expression(step.value)} to {target}"]
+    if isinstance(step, s.IfStep):
+        lines: list[str] = []
+        for i, branch in enumerate(step.branches):
+            word = "if" if i == 0 else "else if"
+            lines += _comments(branch.comments, depth)
+            lines.append(f"{pad}{word} {expression(branch.test)}:")
+            lines += _steps(branch.body, depth + 1)
+        if step.otherwise is not None:
+            lines += _comments(step.otherwise_comments, depth)
+            lines.append(f"{pad}else:")
+            lines += _steps(step.otherwise, depth + 1)
+        return lines
+    if isinstance(step, s.OutcomeStep):
+        head = f"{pad}outcome {step.name}{_title(step.title)}"
+        if not step.values:
+            return [head]
+        values = [f"{a.name} = {expression(a.value)}" for a in step.values]
+        one_line = f"{head} with ({', '.join(values)})"
+        if len(one_line) <= WIDTH:
+            return [one_line]
+        inner = INDENT * (depth + 2)
+        return [f"{head} with ("] + [f"{inner}{v}," for v in values[:-1]] + \
+            [f"{inner}{values[-1]})"]
+    raise AssertionError(f"no formatter for {type(step).__name__}")
+
+
+# ---- expressions ---------------------------------------------------------------------------
+
+
+def expression(node: Any) -> str:
+    """An expression with only the parentheses its meaning needs."""
+    return _expr(node)[0]
+
+
+def _wrap(node: Any, least: int) -> str:
+    text, level = _expr(node)
+    return f"({text})" if level < least else text
+
+
+def _expr(node: Any) -> tuple[str, int]:
+    """The text of `node` and how tightly it binds (0: a conditional ... 9: an atom)."""
+    if isinstance(node, s.Number):
+        return node.text, _ATOM
+    if isinstance(node, s.String):
+        return f'"{node.value}"', _ATOM
+    if isinstance(node, s.DiceLit):
+        return node.text, _ATOM
+    if isinstance(node, s.Constant):
+        return {True: "true", False: "false", None: "none"}[node.value], _ATOM
+    if isinstance(node, s.Name):
+        return node.name, _ATOM
+    if isinstance(node, s.ListLit):
+        return "[" + ", ".join(expression(i) for i in node.items) + "]", _ATOM
+    if isinstance(node, s.Unary):
+        if node.op == "not":
+            return f"not {_wrap(node.operand, _PRECEDENCE['not'])}", _PRECEDENCE["not"]
+        return f"-{_wrap(node.operand, _UNARY)}", _UNARY
+    if isinstance(node, s.Binary):
+        level = _PRECEDENCE[node.op]
+        # Left-associative; comparisons do not chain, so both their sides bind tighter.
+        left = _wrap(node.left, level + 1 if level == 4 else level)
+        right = _wrap(node.right, level + 1)
+        return f"{left} {node.op} {right}", level
+    if isinstance(node, s.Conditional):
+        test, then = _wrap(node.test, 1), _wrap(node.then, 1)
+        return f"if {test} then {then} else {expression(node.otherwise)}", 0
+    if isinstance(node, s.Attr):
+        return f"{_wrap(node.value, _POSTFIX)}.{node.name}", _POSTFIX
+    if isinstance(node, s.Index):
+        keys = ", ".join(expression(k) for k in node.keys)
+        return f"{_wrap(node.value, _POSTFIX)}[{keys}]", _POSTFIX
+    if isinstance(node, s.Call):
+        args = [expression(a) for a in node.args] + [f"{n} = {expression(v)}"
+                                                     for n, v in node.named]
+        return f"{node.name}({', '.join(args)})", _POSTFIX
+    if isinstance(node, s.Aggregate):
+        return (f"{node.name}({expression(node.body)} for {node.var} in "
+                f"{expression(node.collection)})", _POSTFIX)
+    raise AssertionError(f"no formatter for {type(node).__name__}")
+
+
+_DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
+    s.RulebookDecl: _rulebook, s.EnumDecl: _enum, s.TableDecl: _table, s.FormulaDecl: _formula,
+    s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure,
+}
