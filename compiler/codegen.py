@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 from rulecraft.dsl import syntax as s
@@ -35,39 +36,58 @@ class Writer:
 
     def text(self, span: Span) -> str:
         """The rule text a span covers, as the author wrote it."""
-        return self.scope.source[span.start:span.end].strip()
+        return self.scope.text(span)
 
     # -- formulas --------------------------------------------------------------------------
-    def formula(self, decl: s.FormulaDecl, params: list[tuple[str, T]]) -> T:
+    def formula(self, decl: s.FormulaDecl, params: list[tuple[str, T]],
+                checks: list[tuple[str, str, str]]) -> T:
+        """`f_NAME`: the formula on exact values, its arguments checked against their ranges."""
         env: Env = {name: (f"v_{name}", t) for name, t in params}
         code, result = self.emit.expr(decl.body, env)
         args = ", ".join(f"v_{name}" for name, _ in params)
         self.line(0, f"def f_{decl.name}({args}):")
         self.origin(1, decl.span)
+        self._checks(checks, only_fast=True)
         self.line(1, f"return {code}")
         self.line(0, "")
         self.bodies[decl.name] = code
         return result
 
-    def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
-        """The entry Python callers use: arguments checked against their ranges, plain results."""
-        names = ", ".join(name for name, _, _ in checks)
-        # Parameters default to _MISSING and extras are collected, so a call that does not fit
-        # is reported as a rule error (by _bad_call), never as Python's TypeError.
-        params = "".join(f"{name}=_MISSING, " for name, _, _ in checks)
-        self.line(0, f"def {decl.name}({params}*_extra_args, **_extra_names):")
-        self.line(1, repr(f"{decl.title or decl.name} ({decl.span})."))
-        self.line(1, "if _extra_args or _extra_names:")
-        where = self.scope.span_ref(decl.span)
-        self.line(2, f"_bad_call({decl.name!r}, {where}, _extra_args, _extra_names)")
+    def _checks(self, checks: list[tuple[str, str, str]], only_fast: bool = False) -> None:
         for name, fast_ok, param_ref in checks:
+            if only_fast and fast_ok == "False":
+                continue  # maps and lists are checked where Python hands them in
             self.line(1, f"if not ({fast_ok}):")
-            self.line(2, f"{name} = _check({param_ref}, {name})")
-        if checks:
-            self.line(1, ", ".join(f"v_{n}" for n, _, _ in checks) + " = " + names)
+            self.line(2, f"v_{name} = _check({param_ref}, v_{name})")
+
+    def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
+        """`pub_NAME`, what Python callers call: arguments by name or position, checked against
+        their declared ranges; exact arithmetic inside, plain values out; a call that does not
+        fit or a calculation with no answer is a rule error, never a Python exception."""
+        names = [name for name, _, _ in checks]
+        safe = [n for n in names if n.isidentifier() and not keyword.iskeyword(n)
+                and not n.startswith("_")]
+        signature = "".join(f", {n}=_MISSING" for n in safe)
+        self.line(0, f"def pub_{decl.name}(*_args{signature}, **_names):")
+        self.line(1, repr(f"{decl.title or decl.name} ({decl.span})."))
+        where = self.scope.span_ref(decl.span)
+        if names:
+            given = ", ".join(n if n in safe else "_MISSING" for n in names)
+            targets = ", ".join(f"v_{n}" for n in names)
+            self.line(1, f"{targets}, = {given},")
+            self.line(1, "if _args or _names:")
+            self.line(2, f"{targets}, = _bind({where}, {decl.name!r}, _args, _names, "
+                         f"{tuple(names)!r}, ({targets},))")
+        else:
+            self.line(1, "if _args or _names:")
+            self.line(2, f"_bind({where}, {decl.name!r}, _args, _names, (), ())")
+        self._checks(checks)
         # The body again rather than a call of f_{name}: one frame less on every call.
         self.origin(1, decl.span)
-        self.line(1, f"return _public({self.bodies[decl.name]})")
+        self.line(1, "try:")
+        self.line(2, f"return _public({self.bodies[decl.name]})")
+        self.line(1, "except _ARITHMETIC as _error:")
+        self.line(2, f"_arithmetic(_error, {where})")
         self.line(0, "")
 
     # -- combatant -------------------------------------------------------------------------
@@ -164,7 +184,7 @@ class Writer:
         if not accepts(item, dt):
             self.scope.error(RuleTypeError, f"the default must be {item}, not {dt}",
                              step.default.span)
-        self.emit._check_member(step.default, dt, item)
+        self.emit.check_member(step.default, dt, item)
         var = self._bind(env, step.name, item, step.span)
         where = self.scope.span_ref(step.span)
         self.choices.append(step.name)
@@ -211,14 +231,14 @@ class Writer:
                     self.scope.error(RuleTypeError, f"{target.field} is not looked up by a key",
                                      key_node.span)
                     break
-                self.emit._check_member(key_node, kt, ft.key)
+                self.emit.check_member(key_node, kt, ft.key)
                 ft = ft.item or ANY
             wanted = ft.item if (step.mode == "add" and ft.kind == "list") else ft
             if wanted is not None and not accepts(wanted, vt):
                 self.scope.error(RuleTypeError, f"{target.field} holds {wanted}, not {vt}",
                                  step.value.span)
             if wanted is not None:
-                self.emit._check_member(step.value, vt, wanted)
+                self.emit.check_member(step.value, vt, wanted)
         index = "(" + "".join(k + ", " for k, _ in keys) + ")"
         where = self.scope.span_ref(step.span)
         var = party[0]

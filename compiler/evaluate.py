@@ -9,7 +9,8 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.dice import Dice
-from rulecraft.runtime.errors import DiceError, RulecraftErrors
+from rulecraft.runtime.errors import (ARITHMETIC, CalculationError, DiceError, RulecraftError,
+                                      RulecraftErrors, RuleSyntaxError, calculation_message)
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.values import to_public
 
@@ -25,17 +26,28 @@ def evaluate_in(rulebook: Rulebook, text: str) -> Any:
     node = parse_expression(text, "<expression>")
     code, _ = Emitter(local).expr(node, {})
     if local.errors:
-        raise RulecraftErrors(local.errors)
+        raise local.errors[0] if len(local.errors) == 1 else RulecraftErrors(local.errors)
     generated = f"def _expression():\n    return {code}\n"
     env = dict(namespace)
     env.update(local.constants)
     exec(compile(generated, "<rulecraft: expression>", "exec"), env)  # built from the checked tree
-    return to_public(env["_expression"]())
+    try:
+        return to_public(env["_expression"]())
+    except ARITHMETIC as err:
+        raise CalculationError(calculation_message(err), node.span, text) from None
+    except RulecraftError as err:
+        if err.filename == "<expression>":
+            err.source = text  # the caret goes under the expression, not the rule file
+        raise
 
 
 def parse_dice_text(text: str) -> Dice:
     """A dice expression typed by a person (`2d4+12`, `4d6kh3 + d8`) as a Dice value."""
-    node = parse_expression(text, "<dice>")
+    try:
+        node = parse_expression(text, "<dice>")
+    except RuleSyntaxError as err:
+        raise DiceError("dice are written like 2d4+12, d20 or 4d6kh3 (keep the highest 3)",
+                        err.span, text) from None
     return _dice_of(node, text)
 
 

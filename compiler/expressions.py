@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rulecraft.dsl import syntax as s
-from rulecraft.runtime.errors import RuleTypeError, UnknownNameError
+from rulecraft.runtime.errors import RangeError, RuleTypeError, UnknownNameError
 
 from .cells import number, parse_dice, snake
 from .scope import Scope
@@ -100,7 +100,9 @@ class Emitter:
             return f"({left} {op} {right})", BOOL
         if op in ("in", "not in"):
             if rt.kind in ("list", "map") and rt.item is not None:
-                self._check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
+                self.check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
+            if lt.kind == "name" and isinstance(node.right, s.ListLit):
+                self.check_member(node.right, rt, lt)  # `weapon.type in ["Stab", "Cutt"]`
             return f"({left} {op} {right})", BOOL
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
@@ -127,13 +129,13 @@ class Emitter:
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
         if lt.kind == "name" and isinstance(node.right, s.String):
-            self._check_member(node.right, rt, lt)
+            self.check_member(node.right, rt, lt)
         elif rt.kind == "name" and isinstance(node.left, s.String):
-            self._check_member(node.left, lt, rt)
+            self.check_member(node.left, lt, rt)
         elif join(lt, rt) is None and "none" not in (lt.kind, rt.kind):
             self.scope.error(RuleTypeError, f"comparing {lt} with {rt} is never true", node.span)
 
-    def _check_member(self, node: s.Expr, got: T, wanted: T | None) -> None:
+    def check_member(self, node: s.Expr, got: T, wanted: T | None) -> None:
         """A quoted name used where a domain's name is expected must be one of its members."""
         if wanted is None or wanted.kind != "name" or wanted.domain is None:
             return
@@ -142,7 +144,7 @@ class Emitter:
                                list(wanted.domain.members))
         elif isinstance(node, s.ListLit):
             for item in node.items:
-                self._check_member(item, got, wanted)
+                self.check_member(item, got, wanted)
 
     def visit_Conditional(self, node: s.Conditional, env: Env) -> tuple[str, T]:
         test, _ = self.expr(node.test, env)
@@ -153,9 +155,9 @@ class Emitter:
             return self._bad(f"the two branches give different kinds of value: {tt} and {ot}",
                              node)
         if tt.kind == "name" and isinstance(node.otherwise, s.String):
-            self._check_member(node.otherwise, ot, tt)
+            self.check_member(node.otherwise, ot, tt)
         if ot.kind == "name" and isinstance(node.then, s.String):
-            self._check_member(node.then, tt, ot)
+            self.check_member(node.then, tt, ot)
         return f"({then} if {test} else {other})", joined
 
     # -- access ----------------------------------------------------------------------------
@@ -198,16 +200,17 @@ class Emitter:
                 if not accepts(wanted, kt):
                     self.scope.error(RuleTypeError,
                                      f"table {t.ref} needs {wanted} here, not {kt}", key_node.span)
-                self._check_member(key_node, kt, wanted)
+                self.check_member(key_node, kt, wanted)
             args = ", ".join(k for k, _ in keys)
             return f"{code}.get({args})", info.value
         if len(keys) != 1:
             return self._bad("only tables are looked up by several keys", node)
         key, kt = keys[0]
         if t.kind == "map":
-            self._check_member(node.keys[0], kt, t.key)
+            self.check_member(node.keys[0], kt, t.key)
             where = self.scope.span_ref(node.span)
-            return f"_item({code}, {key}, {where})", t.item or ANY
+            label = repr(self.scope.text(node.value.span))
+            return f"_item({code}, {key}, {where}, {label})", t.item or ANY
         if t.kind == "record":
             if kt.kind != "name":
                 return self._bad(f"a record's field is picked by a name, not {kt}", node)
@@ -215,7 +218,8 @@ class Emitter:
             out = ftypes[0] if ftypes and all(ft == ftypes[0] for ft in ftypes) else ANY
             return f"_field({code}, {key})", out
         if t.kind == "any":
-            return f"_item({code}, {key}, {self.scope.span_ref(node.span)})", ANY
+            label = repr(self.scope.text(node.value.span))
+            return f"_item({code}, {key}, {self.scope.span_ref(node.span)}, {label})", ANY
         return self._bad(f"{t} cannot be looked up with [ ]", node)
 
     # -- calls -----------------------------------------------------------------------------
@@ -302,9 +306,21 @@ class Emitter:
             if not accepts(ptype, t):
                 self.scope.error(RuleTypeError, f"{node.name}'s {pname} must be {ptype}, not {t}",
                                  arg.span)
-            self._check_member(arg, t, ptype)
+            self.check_member(arg, t, ptype)
+            self._check_literal_range(node.name, pname, arg, info)
             codes.append(code)
         return f"f_{node.name}({', '.join(codes)})", info.result or ANY
+
+    def _check_literal_range(self, formula: str, pname: str, arg: s.Expr, info: Any) -> None:
+        """A number written into a call must lie in the parameter's declared range."""
+        declared = next((p.type for p in info.decl.params if p.name == pname), None)
+        value = _literal_number(arg)
+        if not isinstance(declared, s.RangeType) or value is None:
+            return
+        low, high = number(declared.low), number(declared.high)
+        if not low <= value <= high:
+            self.scope.error(RangeError, f"{formula}'s {pname} must be from {declared.low} to "
+                             f"{declared.high}; {value} is outside", arg.span)
 
     def visit_Aggregate(self, node: s.Aggregate, env: Env) -> tuple[str, T]:
         coll, ct = self.expr(node.collection, env)
@@ -323,6 +339,14 @@ class Emitter:
         if node.name == "count":
             return f"sum(1 for v_{node.var} in {coll} if {body})", INT
         return self._bad("only max, min, sum, any, all and count go over a collection", node)
+
+
+def _literal_number(node: s.Expr) -> Any:
+    if isinstance(node, s.Number):
+        return number(node.text)
+    if isinstance(node, s.Unary) and node.op == "-" and isinstance(node.operand, s.Number):
+        return -number(node.operand.text)
+    return None
 
 
 __all__ = ["BUILTINS", "Emitter", "Env", "UnknownNameError", "snake"]

@@ -56,6 +56,10 @@ class Scope:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
 
+    def text(self, span: Span) -> str:
+        """The rule text a span covers, as the author wrote it."""
+        return self.source[span.start:span.end].strip()
+
     # -- generated-code globals ------------------------------------------------------------
     def constant(self, prefix: str, value: Any) -> str:
         """A module-level name bound to `value` (a Decimal, Dice, Span, Table ...)."""

@@ -56,11 +56,25 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
         if token.type in ("_INDENT", "_DEDENT") and token.end_line:
             # Lark dates an indentation change from the newline before it: point at the line.
             line, column = token.end_line + line_offset, token.end_column or 1
-        if token.type in _UNEXPECTED:
+        word = _word_at(text, token.start_pos, str(token)) if token.start_pos is not None \
+            else str(token)
+        if _empty_block(text, err.line or 0):
+            message = "the lines of a block go indented under the line ending in ':' above"
+        elif token.type in _UNEXPECTED:
             message = f"{_UNEXPECTED[token.type]}; expected {_describe(lark, err.expected)}"
         else:
-            message = f"unexpected {str(token)!r}; expected {_describe(lark, err.expected)}"
-        width = max(1, len(str(token))) if not token.type.startswith("_") else 1
+            message = f"unexpected {word!r}; expected {_describe(lark, err.expected)}"
+        width = max(1, len(word)) if not token.type.startswith("_") else 1
+        opened = _unclosed(text, token.start_pos or 0)
+        if opened is not None:
+            bracket, at_line, at_column = opened
+            closer = ")" if bracket == "(" else "]"
+            if at_line + line_offset < line:  # point where the author forgot, as Python does
+                message = (f'this "{bracket}" is never closed with "{closer}" (line '
+                           f"{line} goes on with {word!r})")
+                line, column, width = at_line + line_offset, at_column, 1
+            else:
+                message += f' (the "{bracket}" at column {at_column} is not closed yet)'
     elif isinstance(err, UnexpectedCharacters):
         char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
         message = f"unexpected character {char!r}"
@@ -71,3 +85,44 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
     else:
         message = "the rule text does not follow the language"
     return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)
+
+
+def _word_at(text: str, start: int, token: str) -> str:
+    """The whole word a token begins (`formula`, where the lexer only took `for`)."""
+    end = start + len(token)
+    while end < len(text) and (text[end].isalnum() or text[end] == "_") and token[-1:].isalnum():
+        end += 1
+    return text[start:end] or token
+
+
+def _empty_block(text: str, line: int) -> bool:
+    """Whether `line` follows a line ending in ':' without being indented under it."""
+    lines = text.split("\n")
+    if not 2 <= line <= len(lines):
+        return False
+    here = lines[line - 1]
+    for above in reversed(lines[: line - 1]):
+        if above.strip():
+            indent = len(above) - len(above.lstrip())
+            return above.rstrip().endswith(":") and len(here) - len(here.lstrip()) <= indent
+    return False
+
+
+def _unclosed(text: str, position: int) -> tuple[str, int, int] | None:
+    """The innermost bracket still open at `position`: the bracket, its line and column."""
+    stack: list[tuple[str, int, int]] = []
+    line, column = 1, 0
+    quoted = False
+    for ch in text[:position]:
+        column += 1
+        if ch == "\n":
+            line, column = line + 1, 0
+        elif ch == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "([":
+            stack.append((ch, line, column))
+        elif ch in ")]" and stack:
+            stack.pop()
+    return stack[-1] if stack else None

@@ -16,6 +16,14 @@ from .comments import CommentPool, strip_comments
 from .errors import syntax_error
 
 
+class IndentMismatch(Exception):
+    """A line dedented to a depth no enclosing block has (raised while lexing)."""
+
+    def __init__(self, line: int, column: int, levels: list[int]) -> None:
+        super().__init__(line, column)
+        self.line, self.column, self.levels = line, column, levels
+
+
 class RuleIndenter(Indenter):
     """Blocks by indentation, as in the book's nested lists; newlines inside brackets are joined."""
 
@@ -25,6 +33,13 @@ class RuleIndenter(Indenter):
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
+
+    def handle_NL(self, token: Token) -> Any:
+        levels = list(self.indent_level)
+        try:
+            yield from super().handle_NL(token)
+        except DedentError:
+            raise IndentMismatch(token.end_line or 1, token.end_column or 1, levels) from None
 
 
 @lru_cache(maxsize=1)
@@ -68,9 +83,11 @@ def _parse_tree(text: str, source: str, filename: str, start: str,
     except UnexpectedInput as err:
         raise syntax_error(_lark(), err, text, source, filename, line_offset,
                            column_offset) from None
-    except DedentError as err:
-        raise RuleSyntaxError(f"the indentation does not line up with any block above: {err}",
-                              Span(filename, line_offset + 1, 1), source) from None
+    except IndentMismatch as err:
+        depths = " or ".join(str(level) for level in sorted(set(err.levels)))
+        raise RuleSyntaxError("this line's indentation matches no block above it: indent it by "
+                              f"{depths} spaces, like the lines it belongs with",
+                              Span(filename, err.line + line_offset, err.column), source) from None
 
 
 def _unquote(token: Token | None) -> str | None:

@@ -44,8 +44,9 @@ def list_(as_json: bool) -> None:
         rb = api.load(name)
         rows.append({"name": name, "title": rb.title, "tables": len(rb.tables),
                      "formulas": len(rb.formulas), "procedures": len(rb.procedures)})
-    text = "\n".join(f"{r['name']:<16} {r['title']} ({r['tables']} tables, {r['formulas']} "
-                     f"formulas, {r['procedures']} procedures)" for r in rows)
+    text = "\n".join(f"{r['name']:<16} {r['title']} ({_count(r['tables'], 'table')}, "
+                     f"{_count(r['formulas'], 'formula')}, {_count(r['procedures'], 'procedure')})"
+                     for r in rows)
     _emit(rows, as_json, text)
 
 
@@ -63,8 +64,9 @@ def check(files: tuple[str, ...]) -> None:
             click.echo(str(err), err=True)
             failed = True
             continue
-        click.echo(f"{name}: ok — {len(rb.tables)} tables, {len(rb.formulas)} formulas, "
-                   f"{len(rb.procedures)} procedures")
+        click.echo(f"{name}: ok — {_count(len(rb.tables), 'table')}, "
+                   f"{_count(len(rb.formulas), 'formula')}, "
+                   f"{_count(len(rb.procedures), 'procedure')}")
     sys.exit(1 if failed else 0)
 
 
@@ -122,7 +124,7 @@ def eval_(rulebook: str, expression: str, as_json: bool) -> None:
         _fail(err)
         return
     shown = value.as_dict() if isinstance(value, Record) else value
-    _emit({"expression": expression, "value": _plain(shown)}, as_json, display(_plain(shown)))
+    _emit({"expression": expression, "value": _plain(shown)}, as_json, display(shown))
 
 
 @cli.command()
@@ -169,6 +171,9 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     except RulecraftError as err:
         _fail(err)
         return
+    if isinstance(dice, ScriptedDice) and dice.unused:
+        click.echo(f"note: {len(dice.unused)} scripted dice were not needed: "
+                   f"{', '.join(map(str, dice.unused))}", err=True)
     if as_json:
         data = result.as_json()
         if not trace:
@@ -180,6 +185,10 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     if trace:
         lines += ["trace:"] + [f"  {entry}" for entry in result.trace]
     click.echo("\n".join(lines))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _dice_list(text: str) -> list[int]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from .errors import RangeError, Span
+from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
 from .values import display, to_internal, to_public
 
 
@@ -83,7 +83,10 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
             assert vt.item is not None
             return tuple(check_value(f"{name} item", vt.item, v, span, source) for v in value)
     if not ok:
-        raise RangeError(f"{name} must be {vt.describe()}; got {display(value)!r}", span, source)
+        got = f"{display(value)!r}"
+        if isinstance(value, str) and kind in ("integer", "number"):
+            got = f"the text {value!r} (write numbers without quotes)"
+        raise RangeError(f"{name} must be {vt.describe()}; got {got}", span, source)
     return value
 
 
@@ -153,7 +156,11 @@ class CombatantModel:
         cached = self._cache.get(key)
         if cached is None:
             cached = dict(values)
-            self.derive(cached)
+            try:
+                self.derive(cached)
+            except ARITHMETIC as err:
+                raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
+                                       f"{self.name}", self.span, self.source) from None
             if len(self._cache) > 4096:
                 self._cache.clear()
             self._cache[key] = cached

@@ -93,6 +93,24 @@ class RangeError(RulecraftError):
     """A value outside its declared range, or a key a table does not have."""
 
 
+class CalculationError(RulecraftError):
+    """A calculation with no answer: a division by zero, the logarithm of zero or less, ..."""
+
+
+# What a calculation with no answer raises inside generated code (Decimal's signals included).
+ARITHMETIC = (ArithmeticError, ValueError)
+
+
+def calculation_message(err: Exception) -> str:
+    """A Python arithmetic error in the words of the rules."""
+    text = str(err)
+    if isinstance(err, ZeroDivisionError) or "division" in text.lower():
+        return "a division by zero"
+    if text.startswith(("ln(", "sqrt(")):
+        return text
+    return f"a calculation with no answer ({text})"
+
+
 class DiceError(RulecraftError):
     """A dice expression that cannot be rolled, or scripted dice that ran out or do not fit."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -9,21 +10,21 @@ from typing import Any
 from . import values
 from .combatants import check_value
 from .dice import dice
-from .errors import RangeError, Span
+from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
 from .tables import CellExpression, Record, Table
 
 
 def make_helpers(source: str) -> dict[str, Any]:
     """The names generated code may use, bound to the rule file's text for error carets."""
 
-    def _item(mapping: Any, key: Any, span: Span) -> Any:
+    def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
         try:
             return mapping[key]
         except (KeyError, IndexError, TypeError):
             shown = ", ".join(values.display(k) for k in mapping) if isinstance(mapping, Mapping) \
                 else ""
-            raise RangeError(f"there is no entry for {values.display(key)!r} here"
-                             + (f" (there are: {shown})" if shown else ""), span, source) from None
+            raise RangeError(f"{label} has no entry for {values.display(key)!r}"
+                             + (f" (it has: {shown})" if shown else ""), span, source) from None
 
     def _aggregate(fn: Callable[[Iterable[Any]], Any], items: list[Any], span: Span) -> Any:
         if not items:
@@ -38,12 +39,28 @@ def make_helpers(source: str) -> dict[str, Any]:
                              source)
         return check_value(param.name, param.type, value, param.span, source)
 
-    def _bad_call(name: str, span: Span, args: tuple[Any, ...], names: dict[str, Any]) -> None:
-        if args:
-            raise RangeError(f"{name} was given {len(args)} argument(s) more than it takes",
-                             span, source)
-        unknown = ", ".join(repr(n) for n in names)
-        raise RangeError(f"{name} has no parameter {unknown}", span, source)
+    def _bind(span: Span, name: str, args: tuple[Any, ...], names: dict[str, Any],
+              params: tuple[str, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Arguments given by position or by a name Python cannot take, matched to parameters."""
+        bound = list(values)
+        if len(args) > len(params):
+            extra = len(args) - len(params)
+            raise RangeError(f"{name} takes {len(params)} argument(s) ({', '.join(params)}); "
+                             f"it was given {len(args)}, {extra} too many", span, source)
+        given = [(params[i], value) for i, value in enumerate(args)] + list(names.items())
+        for key, value in given:
+            if key not in params:
+                close = difflib.get_close_matches(key, params, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise RangeError(f"{name} has no parameter {key!r}{hint}", span, source)
+            i = params.index(key)
+            if bound[i] is not MISSING:
+                raise RangeError(f"{name} was given {key} twice", span, source)
+            bound[i] = value
+        return tuple(bound)
+
+    def _arithmetic(err: Exception, span: Span) -> None:
+        raise CalculationError(calculation_message(err), span, source) from None
 
     return {
         "_Decimal": Decimal,
@@ -64,7 +81,9 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_field": _field,
         "_attr": _attr,
         "_check": _check,
-        "_bad_call": _bad_call,
+        "_bind": _bind,
+        "_arithmetic": _arithmetic,
+        "_ARITHMETIC": ARITHMETIC,
         "_MISSING": MISSING,
         "_public": values.to_public,
     }

@@ -11,7 +11,8 @@ import attrs
 
 from .combatants import Combatant, ValueType, check_value
 from .dice import Dice, DiceSource, ScriptedDice, SeededDice, enumerate_paths
-from .errors import DiceError, RangeError, RulecraftError, Span
+from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
+                     calculation_message)
 from .results import Outcome, Result, TraceEntry
 from .values import display, to_internal, to_public
 
@@ -248,6 +249,11 @@ class Procedure:
             return Result(done.outcome, ctx.values, ctx.parties, ctx.trace)
         except RulecraftError:
             raise
+        except ARITHMETIC as err:
+            last = ctx.trace[-1][3] if ctx.trace else None
+            where = f" after line {last.line}" if last is not None else ""
+            raise CalculationError(f"{calculation_message(err)} in procedure {self.name}{where}",
+                                   self.span, self.source) from None
         raise RulecraftError(f"procedure {self.name} ended without an outcome", self.span,
                              self.source)
 

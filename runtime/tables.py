@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from .errors import RangeError, Span
+from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
 from .values import display, to_internal, to_public
 
 
@@ -140,7 +140,10 @@ class CellExpression:
         missing = [p for p in self.params if p not in given]
         if missing:
             raise RangeError(f"the expression `{self.text}` needs {', '.join(missing)}")
-        return to_public(self._fn(**{p: to_internal(given[p]) for p in self.params}))
+        try:
+            return to_public(self._fn(**{p: to_internal(given[p]) for p in self.params}))
+        except ARITHMETIC as err:
+            raise CalculationError(f"{calculation_message(err)} in `{self.text}`") from None
 
     def evaluate(self, **given: Any) -> Any:
         """Internal evaluation for generated code: values are already exact."""

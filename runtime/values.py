@@ -112,12 +112,14 @@ def ln(x: Number) -> Decimal:
     any rounding a rule applies after it.
     """
     if x <= 0:
-        raise ValueError(f"ln of {x}: the logarithm needs a number above zero")
+        raise ValueError(f"ln({display(x)}): the logarithm needs a number above zero")
     return Decimal(math.log(x))
 
 
 def sqrt(x: Number) -> Number:
     """Square root; exact squares of integers stay int."""
+    if x < 0:
+        raise ValueError(f"sqrt({display(x)}): a square root needs a number of zero or more")
     root = Decimal(x).sqrt(CONTEXT)
     return int(root) if root == root.to_integral_value() else root
 
@@ -130,4 +132,8 @@ def display(value: Any) -> str:
         return format(value.normalize(), "f") if value != value.to_integral_value() else str(int(value))
     if type(value) is bool:
         return "yes" if value else "no"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(display(v) for v in value) or "nothing"
+    if isinstance(value, dict):
+        return "; ".join(f"{display(k)}: {display(v)}" for k, v in value.items()) or "nothing"
     return str(value)
