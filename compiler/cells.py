@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Any
 
 from rulecraft.runtime.dice import Dice, DiceTerm
@@ -106,7 +105,3 @@ def snake(label: str) -> str:
     """A printed column header as a field name: `Walk` → walk, `Armour Factor` → armour_factor."""
     out = re.sub(r"\W+", "_", label.strip().lower()).strip("_")
     return out or "value"
-
-
-def is_decimal(value: Any) -> bool:
-    return isinstance(value, Decimal)

@@ -57,7 +57,6 @@ NAME = T("name")
 DICE = T("dice")
 NONE = T("none")
 ANY = T("any")
-CELL = T("cell")
 
 
 def is_number(t: T) -> bool:

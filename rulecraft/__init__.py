@@ -1,17 +1,18 @@
-"""rulecraft: tabletop combat rules as data — load a rulebook, play its tables, formulas and procedures."""
+"""rulecraft: tabletop combat rules as data — load a rulebook, play its tables and procedures."""
 
 from __future__ import annotations
 
 from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
-from rulecraft.runtime.errors import (CycleError, DiceError, RangeError, RulecraftError,
-                                      RulecraftErrors, RuleSyntaxError, RuleTypeError, TableError,
-                                      UnknownNameError, UnknownRulebookError)
+from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
+                                      RulecraftError, RulecraftErrors, RuleSyntaxError,
+                                      RuleTypeError, TableError, UnknownNameError,
+                                      UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
 
 from .api import builtin_rulebooks, compile, evaluate, format_rules, load
 
 __all__ = [
-    "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
+    "CalculationError", "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
     "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
     "format_rules", "load",

@@ -67,6 +67,18 @@ class Enum:
     comments: tuple[str, ...] = ()
 
 
+class NameMap(dict):  # type: ignore[type-arg]
+    """Tables, formulas or procedures by name; the printed title finds them too."""
+
+    def __missing__(self, key: str) -> Any:
+        wanted = "_".join(str(key).lower().replace("-", " ").split())
+        for name, item in self.items():
+            title = "_".join(str(getattr(item, "title", "")).lower().replace("-", " ").split())
+            if wanted in (name, title):
+                return item
+        raise KeyError(key)
+
+
 @attrs.define(eq=False)
 class Rulebook:
     """Everything a rule file defines, ready to play and to render."""
@@ -75,9 +87,9 @@ class Rulebook:
     title: str
     meta: Mapping[str, str]
     enums: Mapping[str, Enum]
-    tables: Mapping[str, Table]
-    formulas: Mapping[str, Formula]
-    procedures: Mapping[str, Procedure]
+    tables: Mapping[str, Table] = attrs.field(converter=NameMap)
+    formulas: Mapping[str, Formula] = attrs.field(converter=NameMap)
+    procedures: Mapping[str, Procedure] = attrs.field(converter=NameMap)
     combatant_model: CombatantModel | None
     filename: str
     source: str = attrs.field(repr=False)

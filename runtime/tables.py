@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -90,12 +91,13 @@ class Record:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return to_public(self._data[name])
+            return to_public(self._data[_field_name(name)])
         except KeyError:
             raise AttributeError(name) from None
 
     def __getitem__(self, name: str) -> Any:
-        return to_public(self._data[name])
+        """A field by its name or its printed header: `rec["ds"]`, `rec["DS"]`."""
+        return to_public(self._data[_field_name(name)])
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._data)
@@ -126,6 +128,11 @@ class Record:
 
     def __str__(self) -> str:
         return "/".join(display(v) for v in self._data.values())
+
+
+def _field_name(name: str) -> str:
+    """A printed column header as the field's name (`Armour Factor` → armour_factor)."""
+    return "_".join(re.sub(r"\W+", " ", name.lower()).split()) if isinstance(name, str) else name
 
 
 class CellExpression:
