@@ -187,6 +187,35 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     click.echo("\n".join(lines))
 
 
+@cli.command()
+@click.argument("rulebook")
+@click.argument("procedure")
+@click.argument("arguments", nargs=-1)
+@click.option("--by", "by", default="outcome", show_default=True,
+              help="Group by the outcome's name or by one of its values (e.g. wound).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
+         as_json: bool) -> None:
+    """Exact odds of PROCEDURE's outcomes: every path of the dice, each with its probability.
+
+    ARGUMENTS are given as for `run`; choices not given take their defaults."""
+    try:
+        rb = api.load(rulebook)
+        proc = rb.procedures.get(procedure)
+        if proc is None:
+            raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "
+                             f"(it has: {', '.join(rb.procedures)})")
+        table = proc.odds(by=by, **_arguments(rb, proc, arguments))
+    except RulecraftError as err:
+        _fail(err)
+        return
+    rows = sorted(table.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    data = [{by: _plain(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
+    text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
+                     for k, p in rows)
+    _emit(data, as_json, text)
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 

@@ -504,3 +504,28 @@ def test_script_check_of_a_strangely_named_file_runs_no_python(tmp_path):
     done = script("check", name, cwd=tmp_path)
     assert_no_traceback(done.stderr)
     assert not (tmp_path / "pwned").exists()
+
+
+# ---- odds ------------------------------------------------------------------------------------
+
+def test_odds_are_exact_and_sum_to_one():
+    # The swordsman's Anti-Parry 10 against the spearman's Passive Dodge Factor 13: a d20 of 1
+    # is a critical miss, 2 misses (12 < 13), 3 to 20 hit — 18 of 20 faces.
+    result = invoke("odds", "ringing_steel", "melee_attack", f"attacker=@{SWORDSMAN}",
+                    f"defender=@{SPEARMAN}", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {row["outcome"]: row["probability"] for row in json.loads(result.stdout)}
+    assert rows == {"hit": "9/10", "critical_miss": "1/20", "missed": "1/20"}
+
+
+def test_odds_by_an_outcome_value():
+    result = invoke("odds", "ringing_steel", "melee_attack", f"attacker=@{SWORDSMAN}",
+                    f"defender=@{SPEARMAN}", "defence=Parry", "--by", "wound")
+    assert result.exit_code == 0, result.output
+    assert "L Wound" in result.stdout and "%" in result.stdout
+
+
+def test_odds_of_an_unknown_procedure_is_a_rule_error():
+    result = invoke("odds", "ringing_steel", "charge")
+    assert result.exit_code == 1
+    assert "has no procedure 'charge'" in result.stderr
