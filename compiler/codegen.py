@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable
 from typing import Any
 
 from rulecraft.dsl import syntax as s
@@ -22,6 +23,11 @@ class Writer:
         self.emit = Emitter(scope)
         self.lines: list[str] = []
         self.bodies: dict[str, str] = {}  # formula name -> its expression's Python
+        self._dispatch: dict[type, Callable[[Any, Env, int], None]] = {
+            s.RollStep: self.visit_RollStep, s.LetStep: self.visit_LetStep,
+            s.ChooseStep: self.visit_ChooseStep, s.IfStep: self.visit_IfStep,
+            s.ChangeStep: self.visit_ChangeStep, s.OutcomeStep: self.visit_OutcomeStep,
+        }
 
     def line(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -140,7 +146,7 @@ class Writer:
     def steps(self, steps: tuple[Any, ...], env: Env, depth: int) -> None:
         for step in steps:
             self.origin(depth, step.span)
-            handler = getattr(self, f"visit_{type(step).__name__}", None)
+            handler = self._dispatch.get(type(step))
             if handler is None:
                 raise AssertionError(f"no code generator for {type(step).__name__}")
             handler(step, env, depth)

@@ -148,44 +148,63 @@ def _steps(steps: tuple[Any, ...], depth: int) -> list[str]:
 
 
 def _step(step: Any, depth: int) -> list[str]:
-    pad = INDENT * depth
-    if isinstance(step, s.RollStep):
-        return [f"{pad}roll {step.name} = {expression(step.dice)}"]
-    if isinstance(step, s.LetStep):
-        return [f"{pad}let {step.name} = {expression(step.value)}"]
-    if isinstance(step, s.ChooseStep):
-        return [f"{pad}choose {step.name} by {step.party} from {expression(step.options)} "
-                f"default {expression(step.default)}"]
-    if isinstance(step, s.ChangeStep):
-        index = "".join(f"[{expression(k)}]" for k in step.target.index)
-        target = f"{step.target.party}.{step.target.field}{index}"
-        if step.mode == "set":
-            return [f"{pad}set {target} = {expression(step.value)}"]
-        return [f"{pad}add {expression(step.value)} to {target}"]
-    if isinstance(step, s.IfStep):
-        lines: list[str] = []
-        for i, branch in enumerate(step.branches):
-            word = "if" if i == 0 else "else if"
-            lines += _comments(branch.comments, depth)
-            lines.append(f"{pad}{word} {expression(branch.test)}:")
-            lines += _steps(branch.body, depth + 1)
-        if step.otherwise is not None:
-            lines += _comments(step.otherwise_comments, depth)
-            lines.append(f"{pad}else:")
-            lines += _steps(step.otherwise, depth + 1)
-        return lines
-    if isinstance(step, s.OutcomeStep):
-        head = f"{pad}outcome {step.name}{_title(step.title)}"
-        if not step.values:
-            return [head]
-        values = [f"{a.name} = {expression(a.value)}" for a in step.values]
-        one_line = f"{head} with ({', '.join(values)})"
-        if len(one_line) <= WIDTH:
-            return [one_line]
-        inner = INDENT * (depth + 2)
-        return [f"{head} with ("] + [f"{inner}{v}," for v in values[:-1]] + \
-            [f"{inner}{values[-1]})"]
-    raise AssertionError(f"no formatter for {type(step).__name__}")
+    handler = _STEPS.get(type(step))
+    if handler is None:
+        raise AssertionError(f"no formatter for {type(step).__name__}")
+    return handler(step, INDENT * depth, depth)
+
+
+def _roll_step(step: s.RollStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}roll {step.name} = {expression(step.dice)}"]
+
+
+def _let_step(step: s.LetStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}let {step.name} = {expression(step.value)}"]
+
+
+def _choose_step(step: s.ChooseStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}choose {step.name} by {step.party} from {expression(step.options)} "
+            f"default {expression(step.default)}"]
+
+
+def _change_step(step: s.ChangeStep, pad: str, depth: int) -> list[str]:
+    index = "".join(f"[{expression(k)}]" for k in step.target.index)
+    target = f"{step.target.party}.{step.target.field}{index}"
+    if step.mode == "set":
+        return [f"{pad}set {target} = {expression(step.value)}"]
+    return [f"{pad}add {expression(step.value)} to {target}"]
+
+
+def _if_step(step: s.IfStep, pad: str, depth: int) -> list[str]:
+    lines: list[str] = []
+    for i, branch in enumerate(step.branches):
+        word = "if" if i == 0 else "else if"
+        lines += _comments(branch.comments, depth)
+        lines.append(f"{pad}{word} {expression(branch.test)}:")
+        lines += _steps(branch.body, depth + 1)
+    if step.otherwise is not None:
+        lines += _comments(step.otherwise_comments, depth)
+        lines.append(f"{pad}else:")
+        lines += _steps(step.otherwise, depth + 1)
+    return lines
+
+
+def _outcome_step(step: s.OutcomeStep, pad: str, depth: int) -> list[str]:
+    head = f"{pad}outcome {step.name}{_title(step.title)}"
+    if not step.values:
+        return [head]
+    values = [f"{a.name} = {expression(a.value)}" for a in step.values]
+    one_line = f"{head} with ({', '.join(values)})"
+    if len(one_line) <= WIDTH:
+        return [one_line]
+    inner = INDENT * (depth + 2)
+    return [f"{head} with ("] + [f"{inner}{v}," for v in values[:-1]] + [f"{inner}{values[-1]})"]
+
+
+_STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
+    s.RollStep: _roll_step, s.LetStep: _let_step, s.ChooseStep: _choose_step,
+    s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
+}
 
 
 # ---- expressions ---------------------------------------------------------------------------
@@ -203,44 +222,52 @@ def _wrap(node: Any, least: int) -> str:
 
 def _expr(node: Any) -> tuple[str, int]:
     """The text of `node` and how tightly it binds (0: a conditional ... 9: an atom)."""
-    if isinstance(node, s.Number):
-        return node.text, _ATOM
-    if isinstance(node, s.String):
-        return f'"{node.value}"', _ATOM
-    if isinstance(node, s.DiceLit):
-        return node.text, _ATOM
-    if isinstance(node, s.Constant):
-        return {True: "true", False: "false", None: "none"}[node.value], _ATOM
-    if isinstance(node, s.Name):
-        return node.name, _ATOM
-    if isinstance(node, s.ListLit):
-        return "[" + ", ".join(expression(i) for i in node.items) + "]", _ATOM
-    if isinstance(node, s.Unary):
-        if node.op == "not":
-            return f"not {_wrap(node.operand, _PRECEDENCE['not'])}", _PRECEDENCE["not"]
-        return f"-{_wrap(node.operand, _UNARY)}", _UNARY
-    if isinstance(node, s.Binary):
-        level = _PRECEDENCE[node.op]
-        # Left-associative; comparisons do not chain, so both their sides bind tighter.
-        left = _wrap(node.left, level + 1 if level == 4 else level)
-        right = _wrap(node.right, level + 1)
-        return f"{left} {node.op} {right}", level
-    if isinstance(node, s.Conditional):
-        test, then = _wrap(node.test, 1), _wrap(node.then, 1)
-        return f"if {test} then {then} else {expression(node.otherwise)}", 0
-    if isinstance(node, s.Attr):
-        return f"{_wrap(node.value, _POSTFIX)}.{node.name}", _POSTFIX
-    if isinstance(node, s.Index):
-        keys = ", ".join(expression(k) for k in node.keys)
-        return f"{_wrap(node.value, _POSTFIX)}[{keys}]", _POSTFIX
-    if isinstance(node, s.Call):
-        args = [expression(a) for a in node.args] + [f"{n} = {expression(v)}"
-                                                     for n, v in node.named]
-        return f"{node.name}({', '.join(args)})", _POSTFIX
-    if isinstance(node, s.Aggregate):
-        return (f"{node.name}({expression(node.body)} for {node.var} in "
-                f"{expression(node.collection)})", _POSTFIX)
-    raise AssertionError(f"no formatter for {type(node).__name__}")
+    handler = _EXPRESSIONS.get(type(node))
+    if handler is None:
+        raise AssertionError(f"no formatter for {type(node).__name__}")
+    return handler(node)
+
+
+def _unary(node: s.Unary) -> tuple[str, int]:
+    if node.op == "not":
+        return f"not {_wrap(node.operand, _PRECEDENCE['not'])}", _PRECEDENCE["not"]
+    return f"-{_wrap(node.operand, _UNARY)}", _UNARY
+
+
+def _binary(node: s.Binary) -> tuple[str, int]:
+    level = _PRECEDENCE[node.op]
+    # Left-associative; comparisons do not chain, so both their sides bind tighter.
+    left = _wrap(node.left, level + 1 if level == 4 else level)
+    return f"{left} {node.op} {_wrap(node.right, level + 1)}", level
+
+
+def _conditional(node: s.Conditional) -> tuple[str, int]:
+    test, then = _wrap(node.test, 1), _wrap(node.then, 1)
+    return f"if {test} then {then} else {expression(node.otherwise)}", 0
+
+
+def _call(node: s.Call) -> tuple[str, int]:
+    args = [expression(a) for a in node.args] + [f"{n} = {expression(v)}" for n, v in node.named]
+    return f"{node.name}({', '.join(args)})", _POSTFIX
+
+
+_EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
+    s.Number: lambda n: (n.text, _ATOM),
+    s.String: lambda n: (f'"{n.value}"', _ATOM),
+    s.DiceLit: lambda n: (n.text, _ATOM),
+    s.Constant: lambda n: ({True: "true", False: "false", None: "none"}[n.value], _ATOM),
+    s.Name: lambda n: (n.name, _ATOM),
+    s.ListLit: lambda n: ("[" + ", ".join(expression(i) for i in n.items) + "]", _ATOM),
+    s.Unary: _unary,
+    s.Binary: _binary,
+    s.Conditional: _conditional,
+    s.Attr: lambda n: (f"{_wrap(n.value, _POSTFIX)}.{n.name}", _POSTFIX),
+    s.Index: lambda n: (f"{_wrap(n.value, _POSTFIX)}[{', '.join(expression(k) for k in n.keys)}]",
+                        _POSTFIX),
+    s.Call: _call,
+    s.Aggregate: lambda n: (f"{n.name}({expression(n.body)} for {n.var} in "
+                            f"{expression(n.collection)})", _POSTFIX),
+}
 
 
 _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
