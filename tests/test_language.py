@@ -60,9 +60,12 @@ def test_bt_armour_pipeline_worked_example():
     # armor (10 pts) reduces damage to 13 pts ... reduces 10 of the 13 remaining pts to
     # concussive damage ... 5 points of PAB stop it. This leaves our defender with one point of
     # PAB ... SL 6 = Triple damage -> 9 points ... remaining PAB of 1 reduces that to 8".
+    # Armour takes its points off, turns as many again into concussive damage that PAB stops at
+    # two for one, the critical multiplier applies to the rest, and what PAB is left takes off
+    # the end (concussive damage beyond the PAB is the BT rulebook's to settle).
     rb = book(
         "formula armour_pipeline(damage: integer, armour: integer, pab: integer, multiplier: integer)"
-        " \"Damage taken\" = max(0, max(0, min(damage - armour, damage - armour - armour)) * multiplier"
+        " \"Damage taken\" = max(0, max(0, damage - 2 * armour) * multiplier"
         " - max(0, pab - ceil(min(armour, max(0, damage - armour)) / 2)))\n"
     )
     assert rb.formulas["armour_pipeline"](damage=23, armour=10, pab=6, multiplier=3) == 8
