@@ -208,7 +208,7 @@ class Writer:
             self.steps(branch.body, arms[-1], depth + 1)
         if step.otherwise is not None:
             self.line(depth, "else:")
-            where = self.scope.span_ref(step.span)
+            where = self.scope.span_ref(step.otherwise_span or step.span)
             self.line(depth + 1, f"_ctx.branch({where}, 'otherwise', True)")
             arms.append(dict(env))
             self.steps(step.otherwise, arms[-1], depth + 1)

@@ -265,20 +265,22 @@ class _Builder(Transformer):
     def if_step(self, meta: Any, c: list[Any]) -> s.IfStep:
         span = self._span(meta)
         branches = [s.Branch(c[0], c[1], span)]
-        otherwise, otherwise_comments = None, ()
+        otherwise, otherwise_comments, otherwise_span = None, (), None
         for extra in c[2:]:
             if isinstance(extra, s.Branch):
                 branches.append(extra)
             elif extra is not None:
-                otherwise_comments, otherwise = extra
-        return s.IfStep(tuple(branches), otherwise, span, self._claim(span), otherwise_comments)
+                otherwise_comments, otherwise, otherwise_span = extra
+        return s.IfStep(tuple(branches), otherwise, span, self._claim(span), otherwise_comments,
+                        otherwise_span)
 
     def else_if(self, meta: Any, c: list[Any]) -> s.Branch:
         span = self._span(meta)
         return s.Branch(c[0], c[1], span, self._claim(span))
 
-    def else_(self, meta: Any, c: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-        return self._claim(self._span(meta)), c[0]
+    def else_(self, meta: Any, c: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...], Span]:
+        span = self._span(meta)
+        return self._claim(span), c[0], span
 
     def block(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)

@@ -307,6 +307,7 @@ class IfStep:  # if_step
     span: Span
     comments: tuple[str, ...] = ()
     otherwise_comments: tuple[str, ...] = ()  # above the `else:` line
+    otherwise_span: Span | None = None  # the `else:` line
 
 
 @attrs.frozen

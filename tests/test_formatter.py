@@ -22,7 +22,8 @@ def shape(node: object) -> object:
         return ("row", tuple(text for text, _ in node.cells()), node.comments)
     if attrs.has(type(node)):
         return (type(node).__name__,) + tuple(
-            shape(getattr(node, f.name)) for f in attrs.fields(type(node)) if f.name != "span")
+            shape(getattr(node, f.name)) for f in attrs.fields(type(node))
+            if not f.name.endswith("span"))
     if isinstance(node, tuple):
         return tuple(shape(item) for item in node)
     return node
