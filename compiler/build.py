@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import weakref
-from decimal import Decimal
 from typing import Any
 
 from rulecraft.dsl import syntax as s
@@ -81,7 +80,9 @@ class _Compiler:
             proc.combiners = combiners
         name, title, meta, comments = header
         return Rulebook(name, title, meta,
-                        {n: Enum(n, d.name, d.members) for n, d in self.scope.enums.items()},
+                        {d.name: Enum(d.name, d.title or d.name, self.scope.enums[d.name].members,
+                                      d.span, d.comments)
+                         for d in decls if isinstance(d, s.EnumDecl) and d.name in self.scope.enums},
                         tables, formulas, procedures, model, self.tree.filename, self.tree.source,
                         comments + self.tree.trailing_comments, self.python)
 
@@ -161,7 +162,9 @@ class _Compiler:
             info.result = self.writer.formula(info.decl, info.params, checks[name])
         for name in [d.name for d in self.tree.declarations if isinstance(d, s.FormulaDecl)]:
             info = self.scope.formulas[name]
-            self.writer.public_formula(info.decl, checks[name])
+            defaults = {p.name: self.writer.emit.expr(p.default, {})[0]
+                        for p in info.decl.params if p.default is not None}
+            self.writer.public_formula(info.decl, checks[name], defaults)
             out[name] = dict(name=name, title=info.decl.title or name, params=params[name],
                              body=self.writer.text(info.decl.body.span), span=info.decl.span,
                              comments=info.decl.comments, source=self.tree.source)
@@ -323,4 +326,4 @@ def _procedure_entry(fn: Any, names: list[str]) -> Any:
     return run
 
 
-__all__ = ["compile_file", "Decimal"]
+__all__ = ["COMPILED", "compile_file"]

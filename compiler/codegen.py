@@ -66,7 +66,8 @@ class Writer:
             self.line(1, f"if not ({fast_ok}):")
             self.line(2, f"v_{name} = _check({param_ref}, v_{name})")
 
-    def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]]) -> None:
+    def public_formula(self, decl: s.FormulaDecl, checks: list[tuple[str, str, str]],
+                       defaults: dict[str, str]) -> None:
         """`pub_NAME`, what Python callers call: arguments by name or position, checked against
         their declared ranges; exact arithmetic inside, plain values out; a call that does not
         fit or a calculation with no answer is a rule error, never a Python exception."""
@@ -87,6 +88,9 @@ class Writer:
         else:
             self.line(1, "if _args or _names:")
             self.line(2, f"_bind({where}, {decl.name!r}, _args, _names, (), ())")
+        for name, code in defaults.items():
+            self.line(1, f"if v_{name} is _MISSING:")
+            self.line(2, f"v_{name} = {code}")
         self._checks(checks)
         # The body again rather than a call of f_{name}: one frame less on every call.
         self.origin(1, decl.span)

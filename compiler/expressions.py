@@ -299,7 +299,10 @@ class Emitter:
                 continue
             given[pname] = (arg, self.expr(arg, env))
         codes = []
+        defaults = {p.name: p.default for p in info.decl.params if p.default is not None}
         for pname, ptype in info.params:
+            if pname not in given and pname in defaults:
+                given[pname] = (defaults[pname], self.expr(defaults[pname], {}))
             if pname not in given:
                 return self._bad(f"{node.name} needs {pname}", node)
             arg, (code, t) = given[pname]

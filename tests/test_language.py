@@ -192,3 +192,15 @@ def test_dice_notation_of_the_seeds(dice, low, high):
     totals = [t for t, _ in parsed.distribution()]
     assert (totals[0], totals[-1]) == (low, high)
     assert sum(p for _, p in parsed.distribution()) == 1
+
+
+def test_formula_parameters_may_have_defaults():
+    rb = book(
+        "formula bonus(level: 1..20, magic: 0..5 = 0) \"Bonus\" = level + magic\n"
+        "formula doubled(level: 1..20) \"Doubled\" = bonus(level) * 2\n"
+    )
+    assert rb.formulas["bonus"](level=3) == 3
+    assert rb.formulas["bonus"](3, 2) == 5
+    assert rb.formulas["doubled"](level=4) == 8
+    with pytest.raises(rulecraft.RangeError):
+        rb.formulas["bonus"](level=3, magic=9)
