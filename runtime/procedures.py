@@ -93,7 +93,8 @@ class RunContext:
         who = self.parties[party]
         spec = who.model.field(field)
         given = dict(zip(spec.type.index_names() if spec.type else [], index))
-        updated = self._updated(spec.combine, who._values[field], index, value, mode, given)
+        empty = _empty(spec.type, len(index))
+        updated = self._updated(spec.combine, who._values[field], index, value, mode, given, empty)
         who = who.changed(field, updated)
         self.parties[party] = who
         target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index) if index \
@@ -102,11 +103,13 @@ class RunContext:
         return who
 
     def _updated(self, combine: str | None, current: Any, index: tuple[Any, ...], value: Any,
-                 mode: str, given: dict[str, Any]) -> Any:
+                 mode: str, given: dict[str, Any], empty: Any) -> Any:
         if index:
             inner = dict(current)
             key, rest = index[0], index[1:]
-            inner[key] = self._updated(combine, inner.get(key, ()), rest, value, mode, given)
+            fresh = empty if not rest else {}
+            inner[key] = self._updated(combine, inner.get(key, fresh), rest, value, mode, given,
+                                       empty)
             return inner
         if mode == "set":
             return value
@@ -121,6 +124,17 @@ class RunContext:
         outcome = Outcome(name, values, span)
         self.trace.append(("outcome", name, outcome, span))
         raise Finished(outcome)
+
+
+def _empty(vt: ValueType | None, depth: int) -> Any:
+    """What a map entry holds before anything is added to it: an empty list, or zero."""
+    for _ in range(depth):
+        vt = vt.item if vt is not None else None
+    if vt is not None and vt.kind == "list":
+        return ()
+    if vt is not None and vt.kind in ("integer", "number"):
+        return 0
+    return None
 
 
 def _dig(value: Any, index: tuple[Any, ...]) -> Any:

@@ -204,3 +204,26 @@ def test_formula_parameters_may_have_defaults():
     assert rb.formulas["doubled"](level=4) == 8
     with pytest.raises(rulecraft.RangeError):
         rb.formulas["bonus"](level=3, magic=9)
+
+
+def test_state_maps_of_numbers_and_of_lists_grow_from_empty():
+    # RQ3: "apply penetrating damage to location HP and general HP" — damage by location.
+    rb = book(
+        "enum hit_location: Head, Chest\n"
+        "combatant body \"Body\":\n"
+        "  hp: 1..30\n"
+        "  state damage: map hit_location -> integer\n"
+        "  state notes: map hit_location -> list name\n"
+        "  derived total = sum(damage[l] for l in damage)\n"
+        "procedure hurt \"Hurt\" (victim: body, where: hit_location, points: 0..99):\n"
+        "  add points to victim.damage[where]\n"
+        "  add \"hit\" to victim.notes[where]\n"
+        "  outcome done with (total = victim.total)\n"
+    )
+    victim = rb.combatant(hp=12)
+    first = rb.procedures["hurt"].run(victim=victim, where="Chest", points=5, dice=[])
+    again = rb.procedures["hurt"].run(victim=first.combatants["victim"], where="Chest", points=3,
+                                      dice=[])
+    after = again.combatants["victim"]
+    assert after.damage == {"Chest": 8} and after.notes == {"Chest": ("hit", "hit")}
+    assert again.outcome["total"] == 8
