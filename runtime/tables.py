@@ -231,6 +231,11 @@ class Table:
             return self.index[keys]
         except (KeyError, TypeError):
             pass
+        if len(keys) == 2:  # `wounds.lookup("Head", 5)`: keys of different kinds, in any order
+            try:
+                return self.index[keys[::-1]]
+            except (KeyError, TypeError):
+                pass
         if len(keys) != len(self.axes):
             raise RangeError(
                 f"table {self.name} is looked up by {len(self.axes)} key(s) "
@@ -238,13 +243,35 @@ class Table:
                 self.span,
                 self.source,
             )
+        try:
+            return self.index[self._slots(keys)]
+        except KeyError:
+            pass
+        except RangeError as first:
+            if len(keys) != 2:
+                raise
+            try:
+                return self.index[self._slots(keys[::-1])]
+            except KeyError:
+                pass
+            except RangeError as second:
+                # Report the order that got further: `lookup("Haed", 5)` is a misspelt area.
+                further = getattr(second, "axis", 0) > getattr(first, "axis", 0)
+                raise (second if further else first) from None
+            raise
+        shown = ", ".join(display(k) for k in keys)
+        raise RangeError(f"table {self.name} has no entry for {shown}", self.span, self.source)
+
+    def _slots(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
         slots = []
         for axis, value in zip(self.axes, keys):
             try:
                 slots.append(axis.resolve(value))
             except KeyError:
-                raise self._missing(axis.key, value) from None
-        return self.index[tuple(slots)]
+                error = self._missing(axis.key, value)
+                error.axis = len(slots)  # how many keys resolved before this one
+                raise error from None
+        return tuple(slots)
 
     def lookup(self, *keys: Any) -> Any:
         """Look a row or cell up by its keys, as a Python caller: values come back plain."""
@@ -262,8 +289,9 @@ class Table:
         if key.members is not None:
             close = difflib.get_close_matches(str(value), key.members, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
+            article = "an" if key.label[:1].lower() in "aeiou" else "a"
             return RangeError(
-                f"{shown} is not a {key.label} in table {self.name} "
+                f"{shown} is not {article} {key.label} of table {self.name} "
                 f"(one of: {', '.join(key.members)}){hint}",
                 self.span,
                 self.source,
