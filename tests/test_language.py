@@ -227,3 +227,13 @@ def test_state_maps_of_numbers_and_of_lists_grow_from_empty():
     after = again.combatants["victim"]
     assert after.damage == {"Chest": 8} and after.notes == {"Chest": ("hit", "hit")}
     assert again.outcome["total"] == 8
+
+
+def test_two_key_lookups_take_their_keys_in_either_order():
+    rb = rulecraft.load("ringing_steel")
+    # Wounds Table: "5 Wound S Wound L Wound Wound L Wound Wound" — Head is Wound.
+    assert rb.tables["wounds"].lookup(5, "Head") == rb.tables["wounds"].lookup("Head", 5) == "Wound"
+    # Dodge table: Left column "1–3" is Left, Back column "2–5" is Right.
+    assert rb.tables["dodge"].lookup("Back", 4) == rb.tables["dodge"].lookup(4, "Back") == "Right"
+    with pytest.raises(rulecraft.RangeError, match="did you mean 'Head'"):
+        rb.tables["wounds"].lookup("Haed", 5)
