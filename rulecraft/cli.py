@@ -160,11 +160,7 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     (attacker.strength=12, attacker.training.Sword=5), party=@file.json for a whole combatant,
     and name=value for choices (defence="Active Dodge")."""
     try:
-        rb = api.load(rulebook)
-        proc = rb.procedures.get(procedure)
-        if proc is None:
-            raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "
-                             f"(it has: {', '.join(rb.procedures)})")
+        rb, proc = _procedure(rulebook, procedure)
         kwargs = _arguments(rb, proc, arguments)
         dice = SeededDice(seed) if scripted is None else ScriptedDice(_dice_list(scripted))
         result = proc.run(dice=dice, **kwargs)
@@ -181,7 +177,8 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
         _emit(data, True, "")
         return
     lines = [f"{result.outcome.name}"]
-    lines += [f"  {k}: {display(result.outcome[k])}" for k in result.outcome]
+    lines += [f"  {k}: {display(v) if v is not None else '-'}"
+              for k, v in ((k, result.outcome[k]) for k in result.outcome)]
     if trace:
         lines += ["trace:"] + [f"  {entry}" for entry in result.trace]
     click.echo("\n".join(lines))
@@ -200,11 +197,7 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 
     ARGUMENTS are given as for `run`; choices not given take their defaults."""
     try:
-        rb = api.load(rulebook)
-        proc = rb.procedures.get(procedure)
-        if proc is None:
-            raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "
-                             f"(it has: {', '.join(rb.procedures)})")
+        rb, proc = _procedure(rulebook, procedure)
         table = proc.odds(by=by, **_arguments(rb, proc, arguments))
     except RulecraftError as err:
         _fail(err)
@@ -214,6 +207,16 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
     text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
                      for k, p in rows)
     _emit(data, as_json, text)
+
+
+def _procedure(rulebook: str, procedure: str) -> tuple[Any, Any]:
+    """A rulebook and one of its procedures, or a RangeError naming the procedures it has."""
+    rb = api.load(rulebook)
+    proc = rb.procedures.get(procedure)
+    if proc is None:
+        raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "
+                         f"(it has: {', '.join(rb.procedures)})")
+    return rb, proc
 
 
 def _count(n: int, word: str) -> str:
