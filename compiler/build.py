@@ -55,7 +55,7 @@ class _Compiler:
         self._enums(decls)
         tables = self._tables(decls)
         formula_order = self._formula_order()
-        formulas = self._formulas(formula_order)
+        formula_fields = self._formulas(formula_order)
         model_fields = self._combatant()
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
@@ -66,7 +66,7 @@ class _Compiler:
             pending.cell._fn = _keywords(namespace[name], params)
         formulas = {name: Formula.compiled(namespace[f"pub_{name}"], inner=namespace[f"f_{name}"],
                                            **fields)
-                    for name, fields in formulas.items()}
+                    for name, fields in formula_fields.items()}
         combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
                      for f in model_fields if f.combine}
         model = None

@@ -35,7 +35,7 @@ def build_index(table: Table, kinds: list[Any], matchers: list[tuple[Any, ...]],
     for m, v in index.items():
         expanded = [_raw(x) for x in m]
         if all(e is not None for e in expanded):
-            for combo in itertools.product(*expanded):
+            for combo in itertools.product(*(e for e in expanded if e is not None)):
                 fast[combo] = v
     fast.update(index)
     table.index = fast

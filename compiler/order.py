@@ -16,7 +16,7 @@ def names_used(node: object, calls: bool = True) -> Iterator[tuple[str, object]]
     elif isinstance(node, s.Call) and calls:
         yield node.name, node
     if attrs.has(type(node)):
-        for field in attrs.fields(type(node)):
+        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
             value = getattr(node, field.name)
             if isinstance(value, tuple):
                 for item in value:

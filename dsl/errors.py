@@ -56,8 +56,8 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
         if token.type in ("_INDENT", "_DEDENT") and token.end_line:
             # Lark dates an indentation change from the newline before it: point at the line.
             line, column = token.end_line + line_offset, token.end_column or 1
-        word = _word_at(text, token.start_pos, str(token)) if token.start_pos is not None \
-            else str(token)
+        start = token.start_pos
+        word = _word_at(text, start, str(token)) if start is not None else str(token)
         if _empty_block(text, err.line or 0):
             message = "the lines of a block go indented under the line ending in ':' above"
         elif token.type in _UNEXPECTED:
@@ -76,7 +76,8 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
             else:
                 message += f' (the "{bracket}" at column {at_column} is not closed yet)'
     elif isinstance(err, UnexpectedCharacters):
-        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        position = err.pos_in_stream or 0
+        char = text[position] if position < len(text) else ""
         message = f"unexpected character {char!r}"
         if char == "'":
             message += ' (texts are written in double quotes: "like this")'

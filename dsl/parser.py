@@ -117,10 +117,11 @@ class _Builder(Transformer):
                     meta.start_pos, meta.end_pos)
 
     def _tspan(self, tok: Token) -> Span:
-        col_shift = self.column_offset if tok.line == 1 else 0
-        return Span(self.filename, tok.line + self.line_offset, tok.column + col_shift,
-                    (tok.end_line or tok.line) + self.line_offset,
-                    (tok.end_column or tok.column) + col_shift, tok.start_pos or 0,
+        line, column = tok.line or 1, tok.column or 1
+        col_shift = self.column_offset if line == 1 else 0
+        return Span(self.filename, line + self.line_offset, column + col_shift,
+                    (tok.end_line or line) + self.line_offset,
+                    (tok.end_column or column) + col_shift, tok.start_pos or 0,
                     tok.end_pos or 0)
 
     def _claim(self, span: Span) -> tuple[str, ...]:

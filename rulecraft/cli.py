@@ -39,7 +39,7 @@ def cli() -> None:
 def list_(as_json: bool) -> None:
     """List the built-in rulebooks."""
     names = api.builtin_rulebooks()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in names:
         rb = api.load(name)
         rows.append({"name": name, "title": rb.title, "tables": len(rb.tables),

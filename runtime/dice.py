@@ -163,7 +163,7 @@ class Dice:
             total += term.sign * sum(term.kept(rolled))
         return self._clamp(total)
 
-    def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[int, Fraction], ...]:
+    def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Any, Fraction], ...]:
         """Every total with its exact probability, lowest total first."""
         self.check(limits)
         return _distribution(self, limits.keep_drop_outcomes)
@@ -180,11 +180,11 @@ def dice(count: int, sides: int) -> Dice:
 
 
 @lru_cache(maxsize=512)
-def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[int, Fraction], ...]:
-    dist: dict[int | Decimal, Fraction] = {d.constant: Fraction(1)}
+def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[Any, Fraction], ...]:
+    dist: dict[Any, Fraction] = {d.constant: Fraction(1)}
     for term in d.terms:
         dist = _convolve(dist, _term_distribution(term, keep_drop_outcomes), term.sign)
-    clamped: dict[int | Decimal, Fraction] = {}
+    clamped: dict[Any, Fraction] = {}
     for total, p in dist.items():
         key = d._clamp(total)
         clamped[key] = clamped.get(key, Fraction(0)) + p
@@ -211,8 +211,8 @@ def _term_distribution(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, Fra
     return out
 
 
-def _convolve(a: dict[int, Fraction], b: dict[int, Fraction], sign: int) -> dict[int, Fraction]:
-    out: dict[int, Fraction] = {}
+def _convolve(a: dict[Any, Fraction], b: dict[Any, Fraction], sign: int) -> dict[Any, Fraction]:
+    out: dict[Any, Fraction] = {}
     for x, px in a.items():
         for y, py in b.items():
             key = x + sign * y

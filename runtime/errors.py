@@ -92,6 +92,8 @@ class CycleError(RulecraftError):
 class RangeError(RulecraftError):
     """A value outside its declared range, or a key a table does not have."""
 
+    axis = 0  # for a table key: how many keys before it resolved (to pick the better report)
+
 
 class CalculationError(RulecraftError):
     """A calculation with no answer: a division by zero, the logarithm of zero or less, ..."""

@@ -256,7 +256,7 @@ class Table:
                 pass
             except RangeError as second:
                 # Report the order that got further: `lookup("Haed", 5)` is a misspelt area.
-                further = getattr(second, "axis", 0) > getattr(first, "axis", 0)
+                further = second.axis > first.axis
                 raise (second if further else first) from None
             raise
         shown = ", ".join(display(k) for k in keys)
@@ -269,7 +269,7 @@ class Table:
                 slots.append(axis.resolve(value))
             except KeyError:
                 error = self._missing(axis.key, value)
-                error.axis = len(slots)  # how many keys resolved before this one
+                error.axis = len(slots)
                 raise error from None
         return tuple(slots)
 
