@@ -120,3 +120,9 @@ def test_expressions_round_trip(tree):
     again = parse_expression(text)
     assert shape(again) == shape(tree), text
     assert expression(again) == text
+
+
+def test_shipped_rulebooks_are_in_canonical_layout():
+    for name in rulecraft.builtin_rulebooks():
+        source = rulecraft.load(name).source
+        assert rulecraft.format_rules(source, f"{name}.rules") == source, name
