@@ -203,63 +203,40 @@ class TableBuilder:
             row_keys = list(range(len(decl.keys) - 1))
         nrow = 1 if inverted else len(row_keys)
         column_cells = header[nrow:]
-        col_kk = kinds[column_key]
-        columns = [self.key_cell(col_kk, text, span, decl.keys[column_key].name)
+        columns = [self.key_cell(kinds[column_key], text, span, decl.keys[column_key].name)
                    for text, span in column_cells]
         value_type, parse_value = self._cell_parser()
-        width = len(header)
+        grid = _Grid(columns, [span for _, span in column_cells], column_key,
+                     fill=options.get("blank") == "above")
         rows: list[Row] = []
-        matchers: list[tuple[Any, ...]] = []
-        values: list[Any] = []
-        spans: list[tuple[Span, ...]] = []
-        above: list[Any] = [None] * len(columns)
-        fill = options.get("blank") == "above"
         for row, cells_ in body:
-            if len(cells_) != width:
-                self.error(f"this row has {len(cells_)} cells; the header has {width}", row.span)
+            if len(cells_) != len(header):
+                self.error(f"this row has {len(cells_)} cells; the header has {len(header)}",
+                           row.span)
                 continue
-            side = cells_[:nrow]
+            side, printed_cells = cells_[:nrow], cells_[nrow:]
             if inverted:
                 result = parse_value(*side[0])
-                side_matchers: tuple[Any, ...] = ()
+                printed = [grid.add_ranges(result, cell_key, self.key_cell(
+                    kinds[cell_key], text, span, decl.keys[cell_key].name) if text else None,
+                    j, span) for j, (text, span) in enumerate(printed_cells)]
+                key_cells = (Cell(side[0][0], result, side[0][1]),)
             else:
-                side_matchers = tuple(self.key_cell(kinds[k], t, sp, decl.keys[k].name)
-                                      for k, (t, sp) in zip(row_keys, side))
-            printed = []
-            for j, (text, span) in enumerate(cells_[nrow:]):
-                if inverted:
-                    cell_value = self.key_cell(kinds[cell_key], text, span,
-                                               decl.keys[cell_key].name) if text else None
-                    printed.append(cell_value)
-                    if cell_value is not None:
-                        pair: list[Any] = [None, None]
-                        pair[cell_key], pair[column_key] = cell_value, columns[j]
-                        matchers.append(tuple(pair))
-                        values.append(result)
-                        where: list[Span] = [span, span]
-                        where[column_key] = column_cells[j][1]
-                        spans.append(tuple(where))
-                    continue
-                cell_value = parse_value(text, span)
-                printed.append(cell_value)
-                if cell_value is None and fill:
-                    cell_value = above[j]
-                above[j] = cell_value
-                matchers.append(side_matchers + (columns[j],))
-                values.append(cell_value)
-                spans.append(tuple(sp for _, sp in side) + (column_cells[j][1],))
-            key_cells = tuple(Cell(t, (result if inverted else m), sp) for (t, sp), m in
-                              zip(side, side_matchers or (None,)))
+                matchers = tuple(self.key_cell(kinds[k], t, sp, decl.keys[k].name)
+                                 for k, (t, sp) in zip(row_keys, side))
+                printed = [grid.add_value(matchers, [sp for _, sp in side], parse_value(t, sp), j)
+                           for j, (t, sp) in enumerate(printed_cells)]
+                key_cells = tuple(Cell(t, m, sp) for (t, sp), m in zip(side, matchers))
             rows.append(Row(key_cells, tuple(Cell(t, v, sp) for (t, sp), v in
-                                             zip(cells_[nrow:], printed)), row.span, row.comments))
+                                             zip(printed_cells, printed)), row.span, row.comments))
+        matchers, values, spans = grid.matchers, grid.values, grid.spans
         for i, kk in enumerate(kinds):
             if kk.kind == "names":
                 kk.domain = Domain(decl.keys[i].name,
                                    tuple(dict.fromkeys(str(m[i]) for m in matchers)))
         keys = tuple(self._runtime_key(spec, kk, spec.name) for spec, kk in zip(decl.keys, kinds))
-        labels = header[nrow:]
-        table = self._table("inverted" if inverted else "cross", keys, header[:nrow], labels,
-                            tuple(str(c) for c in columns), tuple(rows), options)
+        table = self._table("inverted" if inverted else "cross", keys, header[:nrow],
+                            column_cells, tuple(str(c) for c in columns), tuple(rows), options)
         build_index(table, kinds, matchers, values, spans, self.error)
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
 
@@ -365,6 +342,41 @@ class TableBuilder:
         return Table(decl.name, decl.title or decl.name, layout, keys,
                      tuple(t for t, _ in labels), tuple(t for t, _ in side), fields, rows,
                      decl.span, decl.comments, options, self.scope.source)
+
+
+@attrs.define
+class _Grid:
+    """The entries of a cross or inverted table as its rows are read, column by column."""
+
+    columns: list[Any]
+    column_spans: list[Span]
+    column_key: int
+    fill: bool  # `blank: above`
+    matchers: list[tuple[Any, ...]] = attrs.field(factory=list)
+    values: list[Any] = attrs.field(factory=list)
+    spans: list[tuple[Span, ...]] = attrs.field(factory=list)
+    above: dict[int, Any] = attrs.field(factory=dict)
+
+    def add_value(self, side: tuple[Any, ...], side_spans: list[Span], value: Any, j: int) -> Any:
+        """A cell of a cross table; returns the value as printed (None when blank)."""
+        stored = self.above.get(j) if value is None and self.fill else value
+        self.above[j] = stored
+        self.matchers.append(side + (self.columns[j],))
+        self.values.append(stored)
+        self.spans.append(tuple(side_spans) + (self.column_spans[j],))
+        return value
+
+    def add_ranges(self, result: Any, cell_key: int, matcher: Any, j: int, span: Span) -> Any:
+        """A cell of an inverted table: the key range `matcher` in column j gives `result`."""
+        if matcher is not None:
+            pair: list[Any] = [None, None]
+            pair[cell_key], pair[self.column_key] = matcher, self.columns[j]
+            where: list[Span] = [span, span]
+            where[self.column_key] = self.column_spans[j]
+            self.matchers.append(tuple(pair))
+            self.values.append(result)
+            self.spans.append(tuple(where))
+        return matcher
 
 
 def _unset(**_: Any) -> Any:
