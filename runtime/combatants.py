@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
-from .values import display, to_internal, to_public
+from .values import display, match_name, to_internal, to_public
 
 
 @attrs.frozen
@@ -55,6 +55,8 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
         ok = ok and (vt.low is None or vt.low <= value <= vt.high)
     elif kind == "enum":
         ok = isinstance(value, str) and vt.members is not None and value in vt.members
+        if not ok and vt.members and match_name(value, vt.members) is not None:
+            return match_name(value, vt.members)
         if not ok and isinstance(value, str) and vt.members:
             close = difflib.get_close_matches(value, vt.members, n=1)
             if close:

@@ -14,7 +14,7 @@ from .dice import Dice, DiceSource, ScriptedDice, SeededDice, enumerate_paths
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .results import Outcome, Result, TraceEntry
-from .values import display, to_internal, to_public
+from .values import display, match_name, to_internal, to_public
 
 
 class Finished(Exception):
@@ -74,6 +74,8 @@ class RunContext:
             chosen = chosen(options=[to_public(o) for o in options], values=dict(self.values))
             by = "chooser"
         chosen = to_internal(chosen)
+        if chosen not in options and match_name(chosen, options) is not None:
+            chosen = match_name(chosen, options)
         if chosen not in options:
             shown = ", ".join(display(o) for o in options)
             close = difflib.get_close_matches(str(chosen), [str(o) for o in options], n=1)

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
-from .values import display, to_internal, to_public
+from .values import display, match_name, to_internal, to_public
 
 
 @attrs.frozen
@@ -203,6 +203,9 @@ class Axis:
         for band, slot in self.bands:
             if value in band:
                 return slot
+        named = match_name(value, self.exact)
+        if named is not None:
+            return self.exact[named]
         raise KeyError(value)
 
 

@@ -137,3 +137,13 @@ def display(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{display(k)}: {display(v)}" for k, v in value.items()) or "nothing"
     return str(value)
+
+
+def match_name(value: Any, members: Any) -> Any:
+    """`value` as one of `members`, forgiving only letter case ("standard" → "Standard");
+    None when no member, or more than one, matches."""
+    if not isinstance(value, str):
+        return None
+    folded = value.casefold()
+    found = [m for m in members if isinstance(m, str) and m.casefold() == folded]
+    return found[0] if len(found) == 1 else None

@@ -237,3 +237,18 @@ def test_two_key_lookups_take_their_keys_in_either_order():
     assert rb.tables["dodge"].lookup("Back", 4) == rb.tables["dodge"].lookup(4, "Back") == "Right"
     with pytest.raises(rulecraft.RangeError, match="did you mean 'Head'"):
         rb.tables["wounds"].lookup("Haed", 5)
+
+
+def test_names_from_python_forgive_letter_case_only():
+    rb = rulecraft.load("ringing_steel")
+    assert rb.formulas["skill"](dexterity=12, training=5, armour="standard") == 5.4
+    assert rb.tables["wounds"].lookup(5, "head") == "Wound"
+    fighter = rb.combatant(strength=12, dexterity=12, constitution=11, willpower=10,
+                           training={"sword": 5}, weapon="sword", armour="STANDARD")
+    assert (fighter.weapon, fighter.armour, fighter.training) == ("Sword", "Standard",
+                                                                   {"Sword": 5})
+    result = rb.procedures["melee_attack"].run(attacker=fighter, defender=fighter,
+                                               defence="parry", dice=[2])
+    assert result.outcome == "parried"
+    with pytest.raises(rulecraft.RangeError, match="did you mean 'Standard'"):
+        rb.formulas["skill"](dexterity=12, training=5, armour="Standrd")
