@@ -26,6 +26,7 @@ def builtin_rulebooks() -> list[str]:
 
 def compile(text: str, filename: str = "<rules>") -> Rulebook:  # noqa: A001 - the façade's verb
     """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
     key = (filename, text)
     if key in _cache:
         _cache[key] = _cache.pop(key)  # most recently used last
@@ -60,7 +61,7 @@ def _read(name_or_path: str | Path) -> tuple[str, str]:
     path = Path(name)
     if path.is_file():
         try:
-            return path.read_text(encoding="utf-8"), str(path)
+            return path.read_text(encoding="utf-8-sig"), str(path)
         except (OSError, UnicodeDecodeError) as err:
             raise UnknownRulebookError(f"cannot read {name}: {err}") from None
     close = difflib.get_close_matches(name, builtin_rulebooks(), n=1)

@@ -82,7 +82,7 @@ def fmt(files: tuple[str, ...], check: bool, write: bool) -> None:
     for name in files:
         path = Path(name)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")
             formatted = api.format_rules(text, str(path))
             api.compile(formatted, str(path))  # never write a file that no longer compiles
         except (OSError, UnicodeDecodeError) as err:

@@ -252,3 +252,11 @@ def test_names_from_python_forgive_letter_case_only():
     assert result.outcome == "parried"
     with pytest.raises(rulecraft.RangeError, match="did you mean 'Standard'"):
         rb.formulas["skill"](dexterity=12, training=5, armour="Standrd")
+
+
+def test_windows_line_endings_and_a_byte_order_mark_are_read(tmp_path):
+    path = tmp_path / "windows.rules"
+    path.write_bytes(b'\xef\xbb\xbfrulebook t "T"\r\n# doubled\r\nformula a(x: 1..5) = x * 2\r\n')
+    rb = rulecraft.load(str(path))
+    assert rb.formulas["a"](x=3) == 6
+    assert rb.formulas["a"].comments == ("doubled",)
