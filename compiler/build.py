@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import weakref
+from decimal import Decimal
 from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
 from rulecraft.runtime.combatants import CombatantModel, Field, ValueType
-from rulecraft.runtime.errors import CycleError, RulecraftErrors, RuleTypeError, Span
+from rulecraft.runtime.errors import CycleError, RangeError, RulecraftErrors, RuleTypeError, Span
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
@@ -28,9 +29,13 @@ COMPILED: weakref.WeakKeyDictionary[Rulebook, tuple[Scope, dict[str, Any]]] = \
 
 def compile_file(source: str, filename: str) -> Rulebook:
     """Parse, check and compile one rule file; every error is reported together."""
-    tree = parse(source, filename)
-    compiler = _Compiler(tree)
-    rulebook = compiler.build()
+    try:
+        tree = parse(source, filename)
+        compiler = _Compiler(tree)
+        rulebook = compiler.build()
+    except RecursionError:
+        raise RuleTypeError("a rule here is nested too deeply for rulecraft to read: split it "
+                            "into smaller formulas", Span(filename, 1, 1), source) from None
     COMPILED[rulebook] = (compiler.scope, compiler.namespace)
     return rulebook
 
@@ -139,6 +144,7 @@ class _Compiler:
     def _formula_order(self) -> list[str]:
         decls = {d.name: d for d in self.tree.declarations if isinstance(d, s.FormulaDecl)}
         for name, d in decls.items():
+            self._unique_params(d.params)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
             self.scope.formulas[name] = FormulaInfo(d, params)
         depends = {n: [(u, node) for u, node in names_used(d.body) if u in decls]
@@ -170,6 +176,13 @@ class _Compiler:
                              comments=info.decl.comments, source=self.tree.source)
         return out
 
+    def _unique_params(self, params: tuple[s.Param, ...]) -> None:
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                self.scope.error(RuleTypeError, f"the parameter {p.name} is listed twice", p.span)
+            seen.add(p.name)
+
     def _fast_check(self, p: Param) -> str:
         vt = p.type
         if vt.kind in ("integer", "number"):
@@ -186,9 +199,17 @@ class _Compiler:
 
     def _param(self, p: s.Param) -> Param:
         vt = self.value_type(p.type)
-        if p.default is not None:
-            return Param(p.name, vt, p.span, _literal(p.default), True)
-        return Param(p.name, vt, p.span)
+        if p.default is None:
+            return Param(p.name, vt, p.span)
+        default = _literal(p.default)
+        if default is None and not isinstance(p.default, s.Constant):
+            self.scope.error(RuleTypeError, "a default is written as a plain value (a number, "
+                             "a quoted name, true, false or none)", p.default.span)
+        elif vt.low is not None and isinstance(default, (int, Decimal)) and \
+                not vt.low <= default <= vt.high:
+            self.scope.error(RangeError, f"the default {default} is outside {vt.text}",
+                             p.default.span)
+        return Param(p.name, vt, p.span, default, True)
 
     def value_type(self, node: s.TypeExpr | None) -> ValueType:
         """A declared type as the runtime's ValueType (ranges and members for checking calls)."""
@@ -263,6 +284,7 @@ class _Compiler:
         for d in decls:
             if not isinstance(d, s.ProcedureDecl):
                 continue
+            self._unique_params(d.params)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
             choices = self.writer.procedure(d, params)
             out[d.name] = Procedure(d.name, d.title or d.name,
@@ -288,10 +310,27 @@ class _Compiler:
         self.python = header + "\n".join(self.writer.lines)
         namespace: dict[str, Any] = dict(make_helpers(self.tree.source))
         namespace.update(self.scope.constants)
-        code = compile(self.python, f"<rulecraft: {self.tree.filename}>", "exec")
+        try:
+            code = compile(self.python, f"<rulecraft: {self.tree.filename}>", "exec")
+        except (SyntaxError, RecursionError, MemoryError) as err:
+            raise RuleTypeError("this rule is nested too deeply for Python to compile: split it "
+                                "into smaller formulas", self._rule_at(getattr(err, "lineno", 0)),
+                                self.tree.source) from None
         exec(code, namespace)  # generated from the checked tree only: no rule text runs as code
         self.namespace = namespace
         return namespace
+
+
+    def _rule_at(self, generated_line: int | None) -> Span:
+        """The rule line behind a line of generated code, from the comment above it."""
+        prefix = f"# {self.tree.filename}:"
+        for text in reversed(self.python.split("\n")[: generated_line or 0]):
+            marker = text.strip()
+            if marker.startswith(prefix):
+                line = marker[len(prefix):].split(":", 1)[0]
+                if line.isdigit():
+                    return Span(self.tree.filename, int(line), 1)
+        return Span(self.tree.filename, 1, 1)
 
 
 def _literal(node: s.Expr | None) -> Any:

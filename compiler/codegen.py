@@ -50,6 +50,9 @@ class Writer:
         """`f_NAME`: the formula on exact values, its arguments checked against their ranges."""
         env: Env = {name: (f"v_{name}", t) for name, t in params}
         code, result = self.emit.expr(decl.body, env)
+        if result.kind in ("table", "combatant"):
+            self.scope.error(RuleTypeError, f"a formula gives a value, not {result}: look "
+                             "something up in it", decl.body.span)
         args = ", ".join(f"v_{name}" for name, _ in params)
         self.line(0, f"def f_{decl.name}({args}):")
         self.origin(1, decl.span)
@@ -148,7 +151,10 @@ class Writer:
         return self.choices
 
     def steps(self, steps: tuple[Any, ...], env: Env, depth: int) -> None:
-        for step in steps:
+        for i, step in enumerate(steps):
+            if i and isinstance(steps[i - 1], s.OutcomeStep):
+                self.scope.error(RuleTypeError, "this step is never reached: the outcome above "
+                                 "ends the procedure", step.span)
             self.origin(depth, step.span)
             handler = self._dispatch.get(type(step))
             if handler is None:
@@ -191,6 +197,11 @@ class Writer:
             code, ot = self.emit.expr(options, env)
             item = ot.item if ot.kind == "list" and ot.item else ANY
         default, dt = self.emit.expr(step.default, env)
+        if isinstance(options, s.ListLit) and isinstance(step.default, s.String) and all(
+                isinstance(o, s.String) for o in options.items) and \
+                step.default.value not in [o.value for o in options.items]:
+            self.scope.unknown("option", step.default.value, step.default.span,
+                               [o.value for o in options.items])
         if not accepts(item, dt):
             self.scope.error(RuleTypeError, f"the default must be {item}, not {dt}",
                              step.default.span)
@@ -204,7 +215,7 @@ class Writer:
     def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
         arms: list[Env] = []
         for i, branch in enumerate(step.branches):
-            test, _ = self.emit.expr(branch.test, env)
+            test, _ = self.emit.condition(branch.test, env)
             self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
             where = self.scope.span_ref(branch.span)
             self.line(depth + 1, f"_ctx.branch({where}, {self.text(branch.test.span)!r}, True)")
@@ -222,7 +233,11 @@ class Writer:
                 if name not in env:
                     env[name] = (code, t)
                 elif env[name][1] != t:
-                    env[name] = (code, join(env[name][1], t) or ANY)
+                    joined = join(env[name][1], t)
+                    if joined is None:
+                        self.scope.error(RuleTypeError, f"{name} is {env[name][1]} in one branch "
+                                         f"and {t} in another", step.span)
+                    env[name] = (code, joined or ANY)
 
     def visit_ChangeStep(self, step: s.ChangeStep, env: Env, depth: int) -> None:
         target = step.target
@@ -266,7 +281,11 @@ class Writer:
 
     def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
         parts = []
+        seen: set[str] = set()
         for assign in step.values:
+            if assign.name in seen:
+                self.scope.error(RuleTypeError, f"{assign.name} is given twice", assign.span)
+            seen.add(assign.name)
             code, _ = self.emit.expr(assign.value, env)
             parts.append(f"{assign.name!r}: {code}")
         where = self.scope.span_ref(step.span)

@@ -42,6 +42,14 @@ class Emitter:
             raise AssertionError(f"no emitter for {type(node).__name__}") from None
         return visit(node, env)
 
+    def condition(self, node: s.Expr, env: Env) -> tuple[str, T]:
+        """An expression that must be yes or no (`if`, `and`, `or`, `not`)."""
+        code, t = self.expr(node, env)
+        if t.kind not in ("bool", "any"):
+            self.scope.error(RuleTypeError, f"a condition must be yes or no (a comparison "
+                             f"such as x >= 10), not {t}", node.span)
+        return code, t
+
     def _bad(self, message: str, node: Any) -> tuple[str, T]:
         self.scope.error(RuleTypeError, message, node.span)
         return "None", ANY
@@ -85,19 +93,22 @@ class Emitter:
 
     # -- operators -------------------------------------------------------------------------
     def visit_Unary(self, node: s.Unary, env: Env) -> tuple[str, T]:
-        code, t = self.expr(node.operand, env)
         if node.op == "not":
+            code, _ = self.condition(node.operand, env)
             return f"(not {code})", BOOL
+        code, t = self.expr(node.operand, env)
         if not (is_number(t) or t.kind == "dice"):
             return self._bad(f"cannot negate {t}", node)
         return f"(-{code})", t
 
     def visit_Binary(self, node: s.Binary, env: Env) -> tuple[str, T]:
-        left, lt = self.expr(node.left, env)
-        right, rt = self.expr(node.right, env)
         op = node.op
         if op in ("and", "or"):
+            left, _ = self.condition(node.left, env)
+            right, _ = self.condition(node.right, env)
             return f"({left} {op} {right})", BOOL
+        left, lt = self.expr(node.left, env)
+        right, rt = self.expr(node.right, env)
         if op in ("in", "not in"):
             if rt.kind in ("list", "map") and rt.item is not None:
                 self.check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
@@ -147,7 +158,7 @@ class Emitter:
                 self.check_member(item, got, wanted)
 
     def visit_Conditional(self, node: s.Conditional, env: Env) -> tuple[str, T]:
-        test, _ = self.expr(node.test, env)
+        test, _ = self.condition(node.test, env)
         then, tt = self.expr(node.then, env)
         other, ot = self.expr(node.otherwise, env)
         joined = join(tt, ot)

@@ -9,7 +9,8 @@ from typing import Any
 import attrs
 
 from rulecraft.dsl import syntax as s
-from rulecraft.runtime.errors import RulecraftError, Span, UnknownNameError
+from rulecraft.runtime.dice import Dice
+from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownNameError
 
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
@@ -62,11 +63,12 @@ class Scope:
 
     # -- generated-code globals ------------------------------------------------------------
     def constant(self, prefix: str, value: Any) -> str:
-        """A module-level name bound to `value` (a Decimal, Dice, Span, Table ...)."""
+        """A module-level name bound to `value`: equal numbers, dice and name sets share one."""
+        shareable = isinstance(value, (Decimal, Dice, frozenset, tuple))
         for name, existing in self.constants.items():
-            if name.startswith(prefix) and type(existing) is type(value) and existing == value:
-                if not isinstance(value, Decimal) or str(existing) == str(value):
-                    return name
+            if shareable and name.startswith(prefix) and type(existing) is type(value) \
+                    and existing == value and str(existing) == str(value):
+                return name
         name = f"{prefix}{len(self.constants)}"
         self.constants[name] = value
         return name
@@ -98,6 +100,9 @@ class Scope:
             return ANY
         if isinstance(node, s.RangeType):
             low, high = _number(node.low), _number(node.high)
+            if low > high:
+                self.error(RuleTypeError, f"the range {node.low}..{node.high} is empty: write the "
+                           "smaller number first", node.span)
             return INT if isinstance(low, int) and isinstance(high, int) else NUM
         if isinstance(node, s.MapType):
             return T("map", key=self.resolve_type(node.key), item=self.resolve_type(node.item))

@@ -100,7 +100,7 @@ class CalculationError(RulecraftError):
 
 
 # What a calculation with no answer raises inside generated code (Decimal's signals included).
-ARITHMETIC = (ArithmeticError, ValueError)
+ARITHMETIC = (ArithmeticError, ValueError, RecursionError)
 
 
 def calculation_message(err: Exception) -> str:
@@ -110,6 +110,8 @@ def calculation_message(err: Exception) -> str:
         return "a division by zero"
     if text.startswith(("ln(", "sqrt(")):
         return text
+    if isinstance(err, RecursionError):
+        return "formulas that call each other more deeply than Python allows"
     return f"a calculation with no answer ({text})"
 
 

@@ -265,11 +265,14 @@ class Procedure:
             return Result(done.outcome, ctx.values, ctx.parties, ctx.trace)
         except RulecraftError:
             raise
-        except ARITHMETIC as err:
+        except (*ARITHMETIC, TypeError) as err:
             last = ctx.trace[-1][3] if ctx.trace else None
             where = f" after line {last.line}" if last is not None else ""
-            raise CalculationError(f"{calculation_message(err)} in procedure {self.name}{where}",
-                                   self.span, self.source) from None
+            what = calculation_message(err) if not isinstance(err, TypeError) else (
+                "a value used here is none (a name set in only some branches of an `if` is "
+                "none in the others)")
+            raise CalculationError(f"{what}: in procedure {self.name}{where}", self.span,
+                                   self.source) from None
         raise RulecraftError(f"procedure {self.name} ended without an outcome", self.span,
                              self.source)
 

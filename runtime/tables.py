@@ -234,7 +234,8 @@ class Table:
             return self.index[keys]
         except (KeyError, TypeError):
             pass
-        if len(keys) == 2:  # `wounds.lookup("Head", 5)`: keys of different kinds, in any order
+        swappable = len(keys) == 2 and isinstance(keys[0], str) != isinstance(keys[1], str)
+        if swappable:  # `wounds.lookup("Head", 5)`: a name and a number, in either order
             try:
                 return self.index[keys[::-1]]
             except (KeyError, TypeError):
@@ -251,7 +252,7 @@ class Table:
         except KeyError:
             pass
         except RangeError as first:
-            if len(keys) != 2:
+            if not swappable:
                 raise
             try:
                 return self.index[self._slots(keys[::-1])]

@@ -26,9 +26,8 @@ def num(text: str) -> Number:
 def to_internal(value: Any) -> Any:
     """Read a value handed in by a Python caller: floats through their shortest repr."""
     if type(value) is float:
-        if value.is_integer():
-            return int(value)
-        return Decimal(repr(value))
+        exact = Decimal(repr(value))  # 5.4 is 5.4, 1e300 is 10**300: what the caller wrote
+        return int(exact) if value.is_integer() else exact
     if isinstance(value, Fraction):
         return Decimal(value.numerator) / value.denominator
     return value
