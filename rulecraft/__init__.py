@@ -5,8 +5,8 @@ from __future__ import annotations
 from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
 from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
                                       RulecraftError, RulecraftErrors, RuleSyntaxError,
-                                      RuleTypeError, TableError, UnknownNameError,
-                                      UnknownRulebookError)
+                                      RuleTypeError, TableError, UnknownEntryError,
+                                      UnknownNameError, UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
 
 from .api import builtin_rulebooks, compile, evaluate, format_rules, load
@@ -14,6 +14,6 @@ from .api import builtin_rulebooks, compile, evaluate, format_rules, load
 __all__ = [
     "CalculationError", "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
-    "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
+    "UnknownEntryError", "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
     "format_rules", "load",
 ]

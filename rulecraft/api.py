@@ -26,6 +26,9 @@ def builtin_rulebooks() -> list[str]:
 
 def compile(text: str, filename: str = "<rules>") -> Rulebook:  # noqa: A001 - the façade's verb
     """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
+    if not isinstance(text, str):
+        raise UnknownRulebookError(f"rule text is a str, not {type(text).__name__}; read a file "
+                                   "with rulecraft.load(path)")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
     key = (filename, text)
     if key in _cache:

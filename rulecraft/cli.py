@@ -159,6 +159,8 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     """Run PROCEDURE of RULEBOOK. ARGUMENTS are party.field=value for combatants
     (attacker.strength=12, attacker.training.Sword=5), party=@file.json for a whole combatant,
     and name=value for choices (defence="Active Dodge")."""
+    if seed is not None and scripted is not None:
+        raise click.UsageError("give --seed or --dice, not both")
     try:
         rb, proc = _procedure(rulebook, procedure)
         kwargs = _arguments(rb, proc, arguments)

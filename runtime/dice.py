@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -166,6 +167,10 @@ class Dice:
     def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Any, Fraction], ...]:
         """Every total with its exact probability, lowest total first."""
         self.check(limits)
+        work = sum(t.count * t.sides * t.count * t.sides for t in self.terms if t.keep is None)
+        if work > limits.distribution_work:
+            raise DiceError(f"{self} is too large to work out exactly (the distribution_work "
+                            f"limit); roll it with a seed instead")
         return _distribution(self, limits.keep_drop_outcomes)
 
 
@@ -181,20 +186,25 @@ def dice(count: int, sides: int) -> Dice:
 
 @lru_cache(maxsize=512)
 def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[Any, Fraction], ...]:
-    dist: dict[Any, Fraction] = {d.constant: Fraction(1)}
+    # Counts of equally likely face combinations, as integers (fast), divided out at the end.
+    counts: dict[Any, int] = {d.constant: 1}
+    ways = 1
     for term in d.terms:
-        dist = _convolve(dist, _term_distribution(term, keep_drop_outcomes), term.sign)
-    clamped: dict[Any, Fraction] = {}
-    for total, p in dist.items():
+        term_counts = _term_counts(term, keep_drop_outcomes)
+        counts = _convolve(counts, term_counts, term.sign)
+        ways *= term.sides ** term.count
+    clamped: dict[Any, int] = {}
+    for total, n in counts.items():
         key = d._clamp(total)
-        clamped[key] = clamped.get(key, Fraction(0)) + p
-    return tuple(sorted(clamped.items()))
+        clamped[key] = clamped.get(key, 0) + n
+    return tuple((total, Fraction(n, ways)) for total, n in sorted(clamped.items()))
 
 
-def _term_distribution(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, Fraction]:
+def _term_counts(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, int]:
+    """How many face combinations give each total of one term."""
     if term.keep is None:
-        single = {face: Fraction(1, term.sides) for face in range(1, term.sides + 1)}
-        out: dict[int, Fraction] = {0: Fraction(1)}
+        single = {face: 1 for face in range(1, term.sides + 1)}
+        out: dict[int, int] = {0: 1}
         for _ in range(term.count):
             out = _convolve(out, single, 1)
         return out
@@ -203,20 +213,19 @@ def _term_distribution(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, Fra
             f"{term} has {term.sides ** term.count} outcomes to enumerate; "
             f"the limit is {keep_drop_outcomes}"
         )
-    weight = Fraction(1, term.sides**term.count)
     out = {}
     for faces in itertools.product(range(1, term.sides + 1), repeat=term.count):
         total = sum(term.kept(faces))
-        out[total] = out.get(total, Fraction(0)) + weight
+        out[total] = out.get(total, 0) + 1
     return out
 
 
-def _convolve(a: dict[Any, Fraction], b: dict[Any, Fraction], sign: int) -> dict[Any, Fraction]:
-    out: dict[Any, Fraction] = {}
-    for x, px in a.items():
-        for y, py in b.items():
+def _convolve(a: dict[Any, int], b: dict[Any, int], sign: int) -> dict[Any, int]:
+    out: dict[Any, int] = {}
+    for x, nx in a.items():
+        for y, ny in b.items():
             key = x + sign * y
-            out[key] = out.get(key, Fraction(0)) + px * py
+            out[key] = out.get(key, 0) + nx * ny
     return out
 
 
@@ -250,6 +259,9 @@ class ScriptedDice:
 
     def __init__(self, results: Sequence[int], limits: Limits = DEFAULT_LIMITS) -> None:
         self.results = list(results)
+        wrong = [r for r in self.results if type(r) is not int]
+        if wrong:
+            raise DiceError(f"scripted dice are whole numbers, one per die; got {wrong[0]!r}")
         self.used = 0
         self.limits = limits
 
@@ -319,6 +331,10 @@ def enumerate_paths(
             )
         source = PathDice(path, limits)
         result = run_once(source)
+        if count == 1 and math.prod(source.branching) > limits.enumeration_paths:
+            # The rolls along one path already make more combinations than the limit allows.
+            raise DiceError(f"enumeration would need about {math.prod(source.branching)} paths; "
+                            f"the enumeration_paths limit is {limits.enumeration_paths}")
         yield source.probability, result
         path = source.path[: source.position]
         branching = source.branching

@@ -119,6 +119,13 @@ class DiceError(RulecraftError):
     """A dice expression that cannot be rolled, or scripted dice that ran out or do not fit."""
 
 
+class UnknownEntryError(UnknownNameError, KeyError):
+    """A table, formula or procedure a rulebook does not have (also a KeyError, as for a dict)."""
+
+    def __str__(self) -> str:
+        return RulecraftError.__str__(self)
+
+
 class UnknownRulebookError(RulecraftError):
     """`load` was given a name that is neither a built-in rulebook nor a readable file."""
 

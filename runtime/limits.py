@@ -13,6 +13,7 @@ class Limits:
     sides_per_die: int = 10_000
     enumeration_paths: int = 500_000
     keep_drop_outcomes: int = 200_000
+    distribution_work: int = 5_000_000  # steps to work out one roll's exact distribution
 
 
 DEFAULT_LIMITS = Limits()

@@ -71,7 +71,12 @@ class RunContext:
         chosen = self.choices.get(name, default)
         by = "given" if name in self.choices else "default"
         if callable(chosen):
-            chosen = chosen(options=[to_public(o) for o in options], values=dict(self.values))
+            try:
+                chosen = chosen(options=[to_public(o) for o in options],
+                                values={k: to_public(v) for k, v in self.values.items()})
+            except Exception as err:  # the caller's function, not the rule: say so
+                raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
+                                 span, self.source) from err
             by = "chooser"
         chosen = to_internal(chosen)
         if chosen not in options and match_name(chosen, options) is not None:
@@ -180,6 +185,8 @@ class Procedure:
     ) -> Result:
         """Play the procedure once. `dice`: a list of results (one per die) or a dice source."""
         source: DiceSource
+        if dice is not None and seed is not None:
+            raise RangeError("give either dice (scripted results) or a seed, not both")
         if dice is None:
             source = SeededDice(seed)
         elif hasattr(dice, "roll"):
@@ -211,9 +218,16 @@ class Procedure:
         else:
             key = lambda r: r.outcome.get(by, r.values.get(by))  # noqa: E731
         totals: dict[Any, Fraction] = {}
+        known: set[str] = set()
         for probability, result in self.enumerate(choices=choices, **args):
             k = to_public(key(result))
             totals[k] = totals.get(k, Fraction(0)) + probability
+            known.update(result.outcome, result.values)
+        if isinstance(by, str) and by != "outcome" and by not in known:
+            close = difflib.get_close_matches(by, sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
+                             self.span, self.source)
         return totals
 
     def _arguments(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
 from .combatants import Combatant, CombatantModel, ValueType
-from .errors import RangeError, Span
+from .errors import RangeError, Span, UnknownEntryError
 from .procedures import Procedure
 from .tables import Table
 
@@ -76,7 +77,9 @@ class NameMap(dict):  # type: ignore[type-arg]
             title = "_".join(str(getattr(item, "title", "")).lower().replace("-", " ").split())
             if wanted in (name, title):
                 return item
-        raise KeyError(key)
+        close = difflib.get_close_matches(str(key), list(self), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownEntryError(f"there is no {key!r} here (there are: {', '.join(self)}){hint}")
 
 
 @attrs.define(eq=False)
