@@ -26,6 +26,7 @@ def build_index(table: Table, kinds: list[Any], matchers: list[tuple[Any, ...]],
         index[m] = v
     for dim, kk in enumerate(kinds):
         check_coverage(table, dim, kk, matchers, [w[dim] for w in spans], error)
+        check_bands(dim, matchers, [w[dim] for w in spans], error)
     axes = []
     for dim, key in enumerate(table.keys):
         slots = list(dict.fromkeys(m[dim] for m in matchers if m[dim] is not None))
@@ -72,6 +73,49 @@ def check_coverage(table: Table, dim: int, kk: Any, matchers: list[tuple[Any, ..
                        f"its rows must cover {kk.low}..{kk.high}", table.span)
 
 
+def check_bands(dim: int, matchers: list[tuple[Any, ...]], spans: list[Span],
+                error: Error) -> None:
+    """Bands of one key, within one column, must not overlap (`1-5` and `3-8` share 3 to 5)."""
+    groups: dict[tuple[Any, ...], list[tuple[Band, Span]]] = {}
+    for m, span in zip(matchers, spans):
+        if isinstance(m[dim], Band):
+            groups.setdefault(m[:dim] + m[dim + 1:], []).append((m[dim], span))
+    for bands in groups.values():
+        for i, (band, span) in enumerate(bands):
+            for other, _ in bands[:i]:
+                if band != other and _overlap(band, other):
+                    error(f"{_show(band)} overlaps {_show(other)}", span)
+
+
+def _overlap(a: Band, b: Band) -> bool:
+    """Whether some number lies in both bands."""
+    low, low_in = _later_start(a, b)
+    high, high_in = _earlier_end(a, b)
+    if low is None or high is None:
+        return True
+    return low < high or (low == high and low_in and high_in)
+
+
+def _later_start(a: Band, b: Band) -> tuple[Any, bool]:
+    if a.low is None:
+        return b.low, b.low_inclusive
+    if b.low is None or a.low > b.low:
+        return a.low, a.low_inclusive
+    if b.low > a.low:
+        return b.low, b.low_inclusive
+    return a.low, a.low_inclusive and b.low_inclusive
+
+
+def _earlier_end(a: Band, b: Band) -> tuple[Any, bool]:
+    if a.high is None:
+        return b.high, b.high_inclusive
+    if b.high is None or a.high < b.high:
+        return a.high, a.high_inclusive
+    if b.high < a.high:
+        return b.high, b.high_inclusive
+    return a.high, a.high_inclusive and b.high_inclusive
+
+
 def _raw(slot: Any) -> list[Any] | None:
     if isinstance(slot, IntRange):
         return list(range(slot.low, slot.high + 1))
@@ -84,6 +128,10 @@ def _show(x: Any) -> str:
     if isinstance(x, IntRange):
         return f"{x.low}-{x.high}"
     if isinstance(x, Band):
+        if x.low is None:
+            return f"{'<=' if x.high_inclusive else '<'} {x.high}"
+        if x.high is None:
+            return f"{'>=' if x.low_inclusive else '>'} {x.low}"
         return f"{x.low}–{x.high}"
     return str(x)
 

@@ -45,8 +45,11 @@ def strip_comments(source: str) -> tuple[str, list[Comment]]:
 
 
 def _comment_start(line: str) -> int | None:
+    start = 0
+    if line.lstrip().startswith("|"):
+        start = line.rfind("|")  # a table row: `#` between its bars is cell text (`No #1`)
     quoted = False
-    for i, ch in enumerate(line):
+    for i, ch in enumerate(line[start:], start):
         if ch == '"':
             quoted = not quoted
         elif ch == "#" and not quoted:
@@ -65,5 +68,6 @@ class CommentPool:
     def claim(self, line: int) -> tuple[str, ...]:
         return tuple(self._by_line.pop(line, ()))
 
-    def rest(self) -> tuple[str, ...]:
-        return tuple(text for line in sorted(self._by_line) for text in self._by_line[line])
+    def left(self) -> list[tuple[int, str]]:
+        """The comments nobody claimed, with the line each describes."""
+        return [(line, text) for line in sorted(self._by_line) for text in self._by_line[line]]

@@ -45,7 +45,7 @@ _UNEXPECTED = {
 
 
 def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filename: str,
-                  line_offset: int, column_offset: int) -> RuleSyntaxError:
+                 line_offset: int, column_offset: int, rule: str = "start") -> RuleSyntaxError:
     line = (err.line if err.line and err.line > 0 else text.count("\n") + 1) + line_offset
     column = (err.column if err.column and err.column > 0 else 1)
     if err.line == 1:
@@ -60,8 +60,15 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
         word = _word_at(text, start, str(token)) if start is not None else str(token)
         if _empty_block(text, err.line or 0):
             message = "the lines of a block go indented under the line ending in ':' above"
+        elif _indented_declaration(text, err.line or 0):
+            message = ("a declaration (rulebook, enum, table, formula, combatant, procedure) "
+                       "starts at the beginning of its line, without indentation")
+            column, width = 1, 1
         elif token.type in _UNEXPECTED:
-            message = f"{_UNEXPECTED[token.type]}; expected {_describe(lark, err.expected)}"
+            said = _UNEXPECTED[token.type]
+            if rule == "expr":
+                said = "the expression ends too early"
+            message = f"{said}; expected {_describe(lark, err.expected)}"
         else:
             message = f"unexpected {word!r}; expected {_describe(lark, err.expected)}"
         width = max(1, len(word)) if not token.type.startswith("_") else 1
@@ -82,7 +89,8 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
         if char == "'":
             message += ' (texts are written in double quotes: "like this")'
     elif isinstance(err, UnexpectedEOF):
-        message = f"the file ends too early; expected {_describe(lark, set(err.expected))}"
+        message = f"the {'expression' if rule == 'expr' else 'file'} ends too early; expected " \
+            f"{_describe(lark, set(err.expected))}"
     else:
         message = "the rule text does not follow the language"
     return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)
@@ -107,6 +115,18 @@ def _empty_block(text: str, line: int) -> bool:
             indent = len(above) - len(above.lstrip())
             return above.rstrip().endswith(":") and len(here) - len(here.lstrip()) <= indent
     return False
+
+
+_DECLARATION_WORDS = ("rulebook", "enum", "table", "formula", "combatant", "procedure")
+
+
+def _indented_declaration(text: str, line: int) -> bool:
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return False
+    here = lines[line - 1]
+    words = here.split()
+    return bool(words) and here[:1] in " \t" and words[0] in _DECLARATION_WORDS
 
 
 def _unclosed(text: str, position: int) -> tuple[str, int, int] | None:

@@ -11,7 +11,7 @@ from . import syntax as s
 INDENT = "  "
 WIDTH = 100  # an outcome's values go one per line past this
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^[^\W\d]\w*$")
 _KEYWORDS = frozenset(
     "rulebook enum table by in integer number given formula map list combatant derived state "
     "combined procedure roll let choose from default if then else set add to outcome with or "

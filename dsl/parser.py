@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import attrs
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput
 from lark.indenter import DedentError, Indenter
@@ -63,7 +64,22 @@ def parse(source: str, filename: str = "<rules>") -> s.File:
     tree = _parse_tree(text, source, filename, "start")
     builder = _Builder(filename, CommentPool(comments))
     declarations = builder.transform(tree)
-    return s.File(filename, source, tuple(declarations), builder.pool.rest())
+    declarations, rest = _adopt(declarations, builder.pool.left())
+    return s.File(filename, source, tuple(declarations), rest)
+
+
+def _adopt(declarations: list[Any], left: list[tuple[int, str]]) -> tuple[list[Any], tuple[str, ...]]:
+    """Give each unclaimed comment (one inside a bracketed continuation line, say) to the
+    declaration whose lines hold it; those after the last declaration stay with the file."""
+    out = list(declarations)
+    rest: list[str] = []
+    for line, text in left:
+        owner = next((i for i, d in enumerate(out) if d.span.line <= line < d.span.end_line), None)
+        if owner is None:
+            rest.append(text)
+        else:
+            out[owner] = attrs.evolve(out[owner], comments=out[owner].comments + (text,))
+    return out, tuple(rest)
 
 
 def parse_expression(text: str, filename: str = "<expression>", line: int = 1,
@@ -82,7 +98,7 @@ def _parse_tree(text: str, source: str, filename: str, start: str,
         return _lark().parse(text, start=start)
     except UnexpectedInput as err:
         raise syntax_error(_lark(), err, text, source, filename, line_offset,
-                           column_offset) from None
+                           column_offset, start) from None
     except IndentMismatch as err:
         depths = " or ".join(str(level) for level in sorted(set(err.levels)))
         raise RuleSyntaxError("this line's indentation matches no block above it: indent it by "

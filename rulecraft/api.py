@@ -62,6 +62,8 @@ def _read(name_or_path: str | Path) -> tuple[str, str]:
         resource = resources.files("rulecraft.rulebooks") / f"{name}.rules"
         return resource.read_text(encoding="utf-8"), f"{name}.rules"
     path = Path(name)
+    if path.is_dir():
+        raise UnknownRulebookError(f"{name} is a folder; give a .rules file inside it")
     if path.is_file():
         try:
             return path.read_text(encoding="utf-8-sig"), str(path)

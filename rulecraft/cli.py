@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,16 @@ from rulecraft.runtime.values import display, to_public
 from . import api
 
 
-def _fail(err: RulecraftError) -> None:
-    click.echo(str(err), err=True)
+def _fail(err: RulecraftError, as_json: bool = False) -> None:
+    """Report a rule error on stderr (as JSON for --json) and exit 1."""
+    if as_json:
+        errors = getattr(err, "errors", [err])
+        click.echo(json.dumps({"errors": [
+            {"kind": type(e).__name__, "message": e.message, "file": e.filename, "line": e.line,
+             "column": e.column, "text": str(e)} for e in errors]}, indent=2, ensure_ascii=False),
+            err=True)
+    else:
+        click.echo(str(err), err=True)
     sys.exit(1)
 
 
@@ -104,10 +113,14 @@ def fmt(files: tuple[str, ...], check: bool, write: bool) -> None:
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write beside the file, then rename over it: a reader never sees half a file."""
-    temporary = path.with_name(f".{path.name}.rulecraft-tmp")
+    """Write beside the file, then rename over it: a reader never sees half a file.
+
+    A link is followed (the file it names is rewritten) and the file keeps its permissions."""
+    target = path.resolve()
+    temporary = target.with_name(f".{target.name}.rulecraft-tmp")
     temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    shutil.copymode(target, temporary)
+    temporary.replace(target)
 
 
 @cli.command("eval")
@@ -121,7 +134,7 @@ def eval_(rulebook: str, expression: str, as_json: bool) -> None:
     try:
         value = api.evaluate(api.load(rulebook), expression)
     except RulecraftError as err:
-        _fail(err)
+        _fail(err, as_json)
         return
     shown = value.as_dict() if isinstance(value, Record) else value
     _emit({"expression": expression, "value": _plain(shown)}, as_json, display(shown))
@@ -138,7 +151,7 @@ def roll(dice: str, seed: int | None, explain: bool, as_json: bool) -> None:
         parsed = parse_dice_text(dice)
         total, faces = SeededDice(seed).roll(parsed)
     except RulecraftError as err:
-        _fail(err)
+        _fail(err, as_json)
         return
     text = str(to_public(total))
     if explain:
@@ -167,7 +180,7 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
         dice = SeededDice(seed) if scripted is None else ScriptedDice(_dice_list(scripted))
         result = proc.run(dice=dice, **kwargs)
     except RulecraftError as err:
-        _fail(err)
+        _fail(err, as_json)
         return
     if isinstance(dice, ScriptedDice) and dice.unused:
         click.echo(f"note: {len(dice.unused)} scripted dice were not needed: "
@@ -202,7 +215,7 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
         rb, proc = _procedure(rulebook, procedure)
         table = proc.odds(by=by, **_arguments(rb, proc, arguments))
     except RulecraftError as err:
-        _fail(err)
+        _fail(err, as_json)
         return
     rows = sorted(table.items(), key=lambda kv: (-kv[1], str(kv[0])))
     data = [{by: _plain(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
@@ -252,9 +265,13 @@ def _arguments(rb: Any, proc: Any, arguments: tuple[str, ...]) -> dict[str, Any]
         name, value = arg.split("=", 1)
         if value.startswith("@"):
             try:
-                parties.setdefault(name, {}).update(json.loads(Path(value[1:]).read_text()))
+                sheet = json.loads(Path(value[1:]).read_text(encoding="utf-8"))
             except (OSError, ValueError) as err:
                 raise RangeError(f"cannot read combatant {name} from {value[1:]}: {err}") from None
+            if not isinstance(sheet, dict):
+                raise RangeError(f"{value[1:]} must hold one combatant as a JSON object "
+                                 '({"strength": 12, ...})')
+            parties.setdefault(name, {}).update(sheet)
             continue
         path = name.split(".")
         if len(path) == 1:

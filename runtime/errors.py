@@ -65,7 +65,7 @@ def source_line(source: str | None, line: int) -> str | None:
         return None
     lines = source.splitlines()
     if 1 <= line <= len(lines):
-        return lines[line - 1]
+        return lines[line - 1].replace("\t", " ")
     return None
 
 
