@@ -510,3 +510,54 @@ def test_a_critical_miss_against_an_active_dodge_still_moves_the_dodger(rb, atta
     assert r.outcome["attacker_dead_time"] == 6
     assert r.outcome["dodge_direction"] == "Back"
     assert r.combatants["defender"].fatigue == 1
+
+
+# ---- saving throws --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dice, against, modifier, outcome", [
+    ([3, 3, 4], "Willpower", 0, "made"),      # 10 against Will Power 10
+    ([3, 4, 4], "Willpower", 0, "failed"),    # 11
+    ([6, 5, 1], "Dexterity", 0, "made"),      # 12 against Dexterity 12
+    ([6, 6, 1], "Dexterity", 0, "failed"),    # 13
+    ([2, 2, 4], "Willpower", -2, "made"),     # 8 against Will Power 10 − 2
+    ([2, 3, 4], "Willpower", -2, "failed"),   # 9
+])
+def test_saving_throw(rb, dice, against, modifier, outcome):
+    # "Three d6 are rolled and the total score added ... if it is less than or equal to the
+    # characteristic the Saving Throw is successful."
+    r = rb.procedures["saving_throw"].run(combatant=swordsman(rb), against=against,
+                                          modifier=modifier, dice=dice)
+    assert r.outcome == outcome
+    assert r.outcome["throw"] == sum(dice)
+
+
+def test_a_serious_wound_calls_for_a_saving_throw_against_will_power(rb, attack):
+    # "Serious Wound ... After receiving one a combatant must make a Saving Throw against Will
+    # Power." The swordsman's 17 on a spearman in Light armour: location 4 is L Arm (med/cut),
+    # protection 3, blow strength 16 - 3 = 13, excess 10 + 17 - 13 = 14, (13 + 14) / 4 = 6.75
+    # → damage factor 7, and Arm 7 is Disable; a 2 on the d10 is Head (5 protection):
+    # (11 + 14) / 4 = 6.25 → 6, Head 6 is Wound. Against the swordsman himself, R Arm: S Wound.
+    r = attack.run(attacker=swordsman(rb), defender=swordsman(rb), dice=[17, 4])
+    assert r.outcome["wound"] == "S Wound"
+    assert r.outcome["defender_saving_throw"] == "Willpower"
+    r = attack.run(attacker=swordsman(rb), defender=spearman(rb), dice=[17, 2])
+    assert r.outcome["wound"] == "Wound" and r.outcome["defender_saving_throw"] is None
+
+
+def test_fatigue_at_the_limit_calls_for_a_saving_throw(rb, attack):
+    # "If a combatant takes fatigue points equalling or exceeding his Fatigue Limit then he must
+    # make a Saving Throw against Will Power, the latter being reduced by one for every point
+    # taken over the Limit." Fatigue Limit 29: the attack's point takes 28 to 29 (modifier 0).
+    r = attack.run(attacker=swordsman(rb, fatigue=28), defender=spearman(rb), dice=[17, 2])
+    assert r.outcome["attacker_fatigue_save_modifier"] == 0
+    assert swordsman(rb, fatigue=31).fatigue_save_modifier == -2
+    assert swordsman(rb, fatigue=28).fatigue_save_modifier is None
+
+
+def test_this_blows_fatigue_point_does_not_weaken_this_blow(rb, attack):
+    # At fatigue 14 of 29 the attack's point makes 15, one over half the limit; the blow itself
+    # is struck with the figures it began with (blow strength 16).
+    r = attack.run(attacker=swordsman(rb, fatigue=14), defender=spearman(rb), dice=[10, 10])
+    fresh = attack.run(attacker=swordsman(rb), defender=spearman(rb), dice=[10, 10])
+    assert r.outcome["effective_blow_strength"] == fresh.outcome["effective_blow_strength"]
+    assert r.combatants["attacker"].blow_strength == 15
