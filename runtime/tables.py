@@ -151,6 +151,10 @@ class CellExpression:
             return to_public(self._fn(**{p: to_internal(given[p]) for p in self.params}))
         except ARITHMETIC as err:
             raise CalculationError(f"{calculation_message(err)} in `{self.text}`") from None
+        except TypeError:
+            shown = ", ".join(f"{p}={given[p]!r}" for p in self.params)
+            raise RangeError(f"`{self.text}` cannot be worked out with {shown}: give numbers "
+                             "(or the kind of value the table's notes name)") from None
 
     def evaluate(self, **given: Any) -> Any:
         """Internal evaluation for generated code: values are already exact."""
