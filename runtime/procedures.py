@@ -13,6 +13,7 @@ from .combatants import Combatant, ValueType, check_value
 from .dice import Dice, DiceSource, ScriptedDice, SeededDice, enumerate_paths
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
+from .limits import DEFAULT_LIMITS, Limits
 from .results import Outcome, Result, TraceEntry
 from .values import display, match_name, to_internal, to_public
 
@@ -197,16 +198,18 @@ class Procedure:
         return self._play(source, arguments, picked)
 
     def enumerate(
-        self, choices: Mapping[str, Any] | None = None, **args: Any
+        self, choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
+        **args: Any
     ) -> list[tuple[Fraction, Result]]:
         """Every path of dice with its exact probability; the same compiled code plays each."""
         arguments, picked = self._arguments(args, choices)
-        return list(enumerate_paths(lambda src: self._play(src, arguments, picked)))
+        return list(enumerate_paths(lambda src: self._play(src, arguments, picked), limits))
 
     def odds(
         self,
         by: str | Callable[[Result], Any] = "outcome",
         choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         **args: Any,
     ) -> dict[Any, Fraction]:
         """Exact probability of each outcome name (or of each value `by` picks out)."""
@@ -219,7 +222,7 @@ class Procedure:
             key = lambda r: r.outcome.get(by, r.values.get(by))  # noqa: E731
         totals: dict[Any, Fraction] = {}
         known: set[str] = set()
-        for probability, result in self.enumerate(choices=choices, **args):
+        for probability, result in self.enumerate(choices=choices, limits=limits, **args):
             k = to_public(key(result))
             totals[k] = totals.get(k, Fraction(0)) + probability
             known.update(result.outcome, result.values)

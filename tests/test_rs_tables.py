@@ -360,3 +360,31 @@ def test_dodge_covers_all_18_combinations():
 def test_unknown_key_raises(rb, table, args):
     with pytest.raises(rulecraft.RulecraftError):
         rb.tables[table].lookup(*args)
+
+
+# ---- the rulebook's own small tables that connect the seed's ------------------------------------
+
+@pytest.mark.parametrize("location, area", [
+    ("Head", "Head"), ("R Arm", "Arm"), ("L Arm", "Arm"), ("R Shoulder", "Shoulder"),
+    ("L Shoulder", "Shoulder"), ("Shoulder", "Shoulder"), ("Chest", "Chest"),
+    ("Abdomen", "Abdomen"), ("Leg", "Leg"), ("R Leg", "Leg"), ("L Leg", "Leg"),
+])
+def test_location_area(rb, location, area):
+    # The Wounds Table heads its columns "Head Arm Shoulder Chest Abdomen Leg": a hit location's
+    # side ("R Arm") does not change the wound.
+    assert rb.tables["location_area"].lookup(location) == area
+
+
+@pytest.mark.parametrize("weapon_range, weapon_type, column", [
+    ("Short", "Stab", "short/stab"), ("Short", "Cut", "short/cut"),
+    ("Medium", "Stab", "med/stab"), ("Medium", "Cut", "med/cut"),
+    ("Long", "Stab", "long/stab"), ("Long", "Cut", "long/cut"),
+    # CHOICES (docs/ringing_steel.md): M+L and Special strike as long weapons ("Attacks with a
+    # polearm are treated as for long, cutting weapons"), a shield (Close quarters) as short.
+    ("Medium+Long", "Cut", "long/cut"), ("Special", "Cut", "long/cut"),
+    ("Special", "Stab", "long/stab"), ("Close quarters", "Stab", "short/stab"),
+    ("Close quarters", "Cut", "short/cut"), ("Medium+Long", "Stab", "long/stab"),
+])
+def test_hit_location_column(rb, weapon_range, weapon_type, column):
+    # "cross-referencing the roll with the weapon type on the hit location table"
+    assert rb.tables["hit_location_column"].lookup(weapon_range, weapon_type) == column
