@@ -561,3 +561,26 @@ def test_this_blows_fatigue_point_does_not_weaken_this_blow(rb, attack):
     fresh = attack.run(attacker=swordsman(rb), defender=spearman(rb), dice=[10, 10])
     assert r.outcome["effective_blow_strength"] == fresh.outcome["effective_blow_strength"]
     assert r.combatants["attacker"].blow_strength == 15
+
+
+# ---- fatigue from activities and its recovery -------------------------------------------------
+
+@pytest.mark.parametrize("activity", ["Starting to run", "Running for 50 tenths",
+                                      "Making an attack", "Dodging",
+                                      "Charging (in addition to running)"])
+def test_fatigue_activities_cost_one_point_each(rb, activity):
+    # "Fatigue points are also accumulated for other activities as follows, one point for each.
+    # Starting to run; Running for 50 tenths; Making an attack; Dodging; Charging (in addition
+    # to running)."
+    assert rb.tables["fatigue_activities"].lookup(activity) == 1
+
+
+@pytest.mark.parametrize("tenths, constitution, before, recovered", [
+    (19, 11, 0, 0), (20, 11, 0, 1), (59, 11, 0, 2), (400, 11, 0, 11), (400, 11, 9, 2),
+    (60, 11, 11, 0),
+])
+def test_fatigue_recovery(rb, tenths, constitution, before, recovered):
+    # "fatigue points are recovered at a rate of one per twenty tenths ... a maximum equal to a
+    # combatant's Constitution can be recovered on this timescale."
+    assert rb.formulas["fatigue_recovered"](tenths=tenths, constitution=constitution,
+                                            recovered_before=before) == recovered
