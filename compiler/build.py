@@ -82,7 +82,6 @@ class _Compiler:
                                    combiners)
         for proc in procedures.values():
             proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
-            proc.combiners = combiners
         name, title, meta, comments = header
         return Rulebook(name, title, meta,
                         {d.name: Enum(d.name, d.title or d.name, self.scope.enums[d.name].members,

@@ -34,7 +34,6 @@ class RunContext:
         choices: Mapping[str, Any],
         source: str | None,
         parties: dict[str, Combatant],
-        combiners: Mapping[str, Callable[..., Any]],
     ) -> None:
         self.dice = dice
         self.choices = choices
@@ -42,7 +41,6 @@ class RunContext:
         self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
         self.values: dict[str, Any] = {}
         self.parties = parties
-        self.combiners = combiners
 
     def roll(self, span: Span, name: str, dice: Any) -> Any:
         if not isinstance(dice, Dice):
@@ -102,7 +100,8 @@ class RunContext:
         spec = who.model.field(field)
         given = dict(zip(spec.type.index_names() if spec.type else [], index))
         empty = _empty(spec.type, len(index))
-        updated = self._updated(spec.combine, who._values[field], index, value, mode, given, empty)
+        combine = who.model.combiners[spec.combine] if spec.combine else None
+        updated = self._updated(combine, who._values[field], index, value, mode, given, empty)
         who = who.changed(field, updated)
         self.parties[party] = who
         target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index) if index \
@@ -110,8 +109,8 @@ class RunContext:
         self.trace.append(("change", target, _dig(who._values[field], index), span, mode))
         return who
 
-    def _updated(self, combine: str | None, current: Any, index: tuple[Any, ...], value: Any,
-                 mode: str, given: dict[str, Any], empty: Any) -> Any:
+    def _updated(self, combine: Callable[..., Any] | None, current: Any, index: tuple[Any, ...],
+                 value: Any, mode: str, given: dict[str, Any], empty: Any) -> Any:
         if index:
             inner = dict(current)
             key, rest = index[0], index[1:]
@@ -124,7 +123,7 @@ class RunContext:
         if isinstance(current, tuple):
             items = current + (value,)
             if combine is not None:
-                items = self.combiners[combine](items, given)
+                items = combine(items, given)
             return items
         return current + value
 
@@ -175,7 +174,6 @@ class Procedure:
     choice_names: tuple[str, ...] = ()
     source: str | None = attrs.field(default=None, repr=False)
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
-    combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
 
     def run(
         self,
@@ -275,7 +273,7 @@ class Procedure:
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any]) -> Result:
         parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
-        ctx = RunContext(source, choices, self.source, parties, self.combiners)
+        ctx = RunContext(source, choices, self.source, parties)
         try:
             self.fn(ctx, **arguments)
         except Finished as done:
