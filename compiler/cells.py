@@ -7,7 +7,7 @@ from typing import Any
 
 from rulecraft.runtime.dice import Dice, DiceTerm
 from rulecraft.runtime.tables import Band, IntRange
-from rulecraft.runtime.values import num
+from rulecraft.runtime.values import field_name, num
 
 _NUM = r"[-−]?\d+(?:\.\d+)?"
 INT_RE = re.compile(r"^[-−]?\d+$")
@@ -101,7 +101,4 @@ def infer(text: str) -> tuple[str, Any]:
     return "name", text
 
 
-def snake(label: str) -> str:
-    """A printed column header as a field name: `Walk` → walk, `Armour Factor` → armour_factor."""
-    out = re.sub(r"\W+", "_", label.strip().lower()).strip("_")
-    return out or "value"
+snake = field_name  # the runtime's rule, so records read the fields the compiler named

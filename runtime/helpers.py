@@ -106,8 +106,7 @@ def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:
 
 def _field(record: Record, name: str) -> Any:
     """A record's field picked by a name value: `armour[area]` with area "Head" reads `head`."""
-    key = "_".join(str(name).lower().replace("/", " ").split())
-    return record._data[key]
+    return record._data[values.field_name(str(name))]
 
 
 def _attr(value: Any, name: str) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import attrs
 
 from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
-from .values import display, match_name, to_internal, to_public
+from .values import display, field_name, match_name, to_internal, to_public
 
 
 @attrs.frozen
@@ -91,13 +90,13 @@ class Record:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return to_public(self._data[_field_name(name)])
+            return to_public(self._data[field_name(name)])
         except KeyError:
             raise AttributeError(name) from None
 
     def __getitem__(self, name: str) -> Any:
         """A field by its name or its printed header: `rec["ds"]`, `rec["DS"]`."""
-        return to_public(self._data[_field_name(name)])
+        return to_public(self._data[field_name(name) if isinstance(name, str) else name])
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._data)
@@ -128,11 +127,6 @@ class Record:
 
     def __str__(self) -> str:
         return "/".join(display(v) for v in self._data.values())
-
-
-def _field_name(name: str) -> str:
-    """A printed column header as the field's name (`Armour Factor` → armour_factor)."""
-    return "_".join(re.sub(r"\W+", " ", name.lower()).split()) if isinstance(name, str) else name
 
 
 class CellExpression:

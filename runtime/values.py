@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -136,6 +137,13 @@ def display(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{display(k)}: {display(v)}" for k, v in value.items()) or "nothing"
     return str(value)
+
+
+def field_name(label: str) -> str:
+    """A printed column header as a field's name: `Walk` → walk, `Armour Factor` →
+    armour_factor, `Chest/Upper back` → chest_upper_back. The one spelling rule for fields."""
+    out = re.sub(r"\W+", "_", label.strip().lower()).strip("_")
+    return out or "value"
 
 
 def match_name(value: Any, members: Any) -> Any:
