@@ -13,6 +13,7 @@ import click
 from rulecraft.compiler.evaluate import parse_dice_text
 from rulecraft.runtime.dice import ScriptedDice, SeededDice
 from rulecraft.runtime.errors import RangeError, RulecraftError
+from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.tables import Record
 from rulecraft.runtime.values import display, to_public
 
@@ -137,7 +138,7 @@ def eval_(rulebook: str, expression: str, as_json: bool) -> None:
         _fail(err, as_json)
         return
     shown = value.as_dict() if isinstance(value, Record) else value
-    _emit({"expression": expression, "value": _plain(shown)}, as_json, display(shown))
+    _emit({"expression": expression, "value": jsonable(shown)}, as_json, display(shown))
 
 
 @cli.command()
@@ -218,7 +219,7 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
         _fail(err, as_json)
         return
     rows = sorted(table.items(), key=lambda kv: (-kv[1], str(kv[0])))
-    data = [{by: _plain(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
+    data = [{by: jsonable(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
     text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
                      for k, p in rows)
     _emit(data, as_json, text)
@@ -287,17 +288,6 @@ def _arguments(rb: Any, proc: Any, arguments: tuple[str, ...]) -> dict[str, Any]
     if parties:
         raise RangeError(f"procedure {proc.name} has no combatant {', '.join(parties)!s}")
     return plain
-
-
-def _plain(value: Any) -> Any:
-    value = to_public(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ class TraceEntry:
         return {
             "kind": self.kind,
             "name": self.name,
-            "value": _jsonable(self.value),
+            "value": jsonable(self.value),
             "detail": self.detail,
             "file": self.span.filename if self.span else None,
             "line": self.line,
@@ -88,7 +88,7 @@ class Outcome(Mapping[str, Any]):
         return self.name
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "values": {k: _jsonable(v) for k, v in self._values.items()}}
+        return {"name": self.name, "values": {k: jsonable(v) for k, v in self._values.items()}}
 
 
 class Result:
@@ -121,8 +121,8 @@ class Result:
     def as_json(self) -> dict[str, Any]:
         return {
             "outcome": self.outcome.as_json(),
-            "values": {k: _jsonable(v) for k, v in self.values.items()},
-            "combatants": {k: _jsonable(c.as_dict()) for k, c in self.combatants.items()},
+            "values": {k: jsonable(v) for k, v in self.values.items()},
+            "combatants": {k: jsonable(c.as_dict()) for k, c in self.combatants.items()},
             "trace": [e.as_json() for e in self.trace],
         }
 
@@ -134,16 +134,17 @@ def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = ""
     return TraceEntry(kind, name, value, span, detail)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """A value as plain JSON data: numbers, text, lists and objects (CLI --json, as_json)."""
     value = to_public(value)
     if isinstance(value, (Outcome,)):
         return value.as_json()
     if isinstance(value, (Combatant, Record)):
-        return _jsonable(value.as_dict())
+        return jsonable(value.as_dict())
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, Fraction):
         return str(value)
     if value is None or isinstance(value, (bool, int, float, str)):
