@@ -11,6 +11,7 @@ from rulecraft.dsl.parser import parse
 from rulecraft.runtime.combatants import CombatantModel, Field, ValueType
 from rulecraft.runtime.errors import CycleError, RangeError, RulecraftErrors, RuleTypeError, Span
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
@@ -27,11 +28,11 @@ COMPILED: weakref.WeakKeyDictionary[Rulebook, tuple[Scope, dict[str, Any]]] = \
     weakref.WeakKeyDictionary()
 
 
-def compile_file(source: str, filename: str) -> Rulebook:
+def compile_file(source: str, filename: str, limits: Limits = DEFAULT_LIMITS) -> Rulebook:
     """Parse, check and compile one rule file; every error is reported together."""
     try:
-        tree = parse(source, filename)
-        compiler = _Compiler(tree)
+        tree = parse(source, filename, limits)
+        compiler = _Compiler(tree, limits)
         rulebook = compiler.build()
     except RecursionError:
         raise RuleTypeError("a rule here is nested too deeply for rulecraft to read: split it "
@@ -41,9 +42,9 @@ def compile_file(source: str, filename: str) -> Rulebook:
 
 
 class _Compiler:
-    def __init__(self, tree: s.File) -> None:
+    def __init__(self, tree: s.File, limits: Limits = DEFAULT_LIMITS) -> None:
         self.tree = tree
-        self.scope = Scope(tree.filename, tree.source)
+        self.scope = Scope(tree.filename, tree.source, limits=limits)
         self.writer = Writer(self.scope)
         self.pending: list[PendingCell] = []
 

@@ -11,6 +11,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownNameError
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
@@ -47,6 +48,7 @@ class Scope:
     combatant_fields: dict[str, T] = attrs.field(factory=dict)
     procedures: dict[str, s.ProcedureDecl] = attrs.field(factory=dict)
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
+    limits: Limits = DEFAULT_LIMITS
 
     # -- errors ----------------------------------------------------------------------------
     def error(self, kind: type[RulecraftError], message: str, span: Span | None) -> None:

@@ -11,6 +11,7 @@ from lark.exceptions import UnexpectedInput
 from lark.indenter import DedentError, Indenter
 
 from rulecraft.runtime.errors import RuleSyntaxError, Span
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from . import syntax as s
 from .comments import CommentPool, strip_comments
@@ -56,7 +57,7 @@ def _lark() -> Lark:
     )
 
 
-def parse(source: str, filename: str = "<rules>") -> s.File:
+def parse(source: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> s.File:
     """Parse a whole rule file. Raises RuleSyntaxError with file, line, column and caret."""
     text, comments = strip_comments(source)
     if not text.endswith("\n"):

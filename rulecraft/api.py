@@ -12,9 +12,10 @@ from rulecraft.compiler.evaluate import evaluate_in
 from rulecraft.dsl.formatter import format_file
 from rulecraft.dsl.parser import parse
 from rulecraft.runtime.errors import UnknownRulebookError
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
 
-_cache: dict[tuple[str, str], Rulebook] = {}  # (filename, text) -> compiled; the newest few
+_cache: dict[tuple[str, str, Limits], Rulebook] = {}  # (filename, text) -> compiled; the newest few
 _CACHE_SIZE = 32
 
 
@@ -24,26 +25,27 @@ def builtin_rulebooks() -> list[str]:
     return sorted(p.name[: -len(".rules")] for p in folder.iterdir() if p.name.endswith(".rules"))
 
 
-def compile(text: str, filename: str = "<rules>") -> Rulebook:  # noqa: A001 - the façade's verb
+def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's verb
+            limits: Limits = DEFAULT_LIMITS) -> Rulebook:
     """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
     if not isinstance(text, str):
         raise UnknownRulebookError(f"rule text is a str, not {type(text).__name__}; read a file "
                                    "with rulecraft.load(path)")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
-    key = (filename, text)
+    key = (filename, text, limits)
     if key in _cache:
         _cache[key] = _cache.pop(key)  # most recently used last
     else:
         if len(_cache) >= _CACHE_SIZE:
             del _cache[next(iter(_cache))]
-        _cache[key] = compile_file(text, filename)
+        _cache[key] = compile_file(text, filename, limits)
     return _cache[key]
 
 
-def load(name_or_path: str | Path) -> Rulebook:
+def load(name_or_path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Rulebook:
     """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
     text, filename = _read(name_or_path)
-    return compile(text, filename)
+    return compile(text, filename, limits)
 
 
 def format_rules(text: str, filename: str = "<rules>") -> str:

@@ -1,19 +1,66 @@
-"""The limits a rule file or a caller can run into, with their defaults in one place."""
+"""The limits a rule file or a caller can run into, with their defaults in one place.
+
+Rule files and combatant files are untrusted input (shared on forums, loaded into bots): every
+piece of work they can ask for is bounded here, and every error that a limit stops names the
+limit and how to raise it (`--limit NAME=VALUE` on the command line, `Limits(NAME=VALUE)` from
+Python).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
+
+from .errors import RangeError
+
+
+def _positive(instance: Any, attribute: attrs.Attribute[int], value: int) -> None:
+    if type(value) is not int or value < 1:
+        raise RangeError(f"limit {attribute.name} must be a whole number of 1 or more, "
+                         f"not {value!r}")
 
 
 @attrs.frozen
 class Limits:
-    """Caps that keep a roll or an enumeration from running away; errors name the limit."""
+    """Caps that keep reading a rule file, rolling or enumerating from running away."""
 
-    dice_per_roll: int = 1000
-    sides_per_die: int = 10_000
-    enumeration_paths: int = 500_000
-    keep_drop_outcomes: int = 200_000
-    distribution_work: int = 5_000_000  # steps to work out one roll's exact distribution
+    # -- reading a rule file ---------------------------------------------------------------
+    source_bytes: int = attrs.field(default=2_000_000, validator=_positive)
+    number_digits: int = attrs.field(default=60, validator=_positive)  # digits in one number
+    nesting_depth: int = attrs.field(default=200, validator=_positive)  # of an expression or block
+    table_rows: int = attrs.field(default=10_000, validator=_positive)  # rows of one table
+    table_cells: int = attrs.field(default=200_000, validator=_positive)  # cells of one table
+    key_span: int = attrs.field(default=1_000_000, validator=_positive)  # values of one range key
+    # -- rolling -----------------------------------------------------------------------------
+    dice_per_roll: int = attrs.field(default=1000, validator=_positive)
+    sides_per_die: int = attrs.field(default=10_000, validator=_positive)
+    # -- exact odds --------------------------------------------------------------------------
+    enumeration_paths: int = attrs.field(default=500_000, validator=_positive)
+    enumeration_work: int = attrs.field(default=5_000_000, validator=_positive)  # steps, all paths
+    keep_drop_outcomes: int = attrs.field(default=200_000, validator=_positive)
+    distribution_work: int = attrs.field(default=5_000_000, validator=_positive)  # one roll's
+    # -- what a caller hands in --------------------------------------------------------------
+    input_bytes: int = attrs.field(default=1_000_000, validator=_positive)  # a combatant file
+    input_depth: int = attrs.field(default=20, validator=_positive)  # nesting of given values
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(a.name for a in attrs.fields(cls))
+
+    def raised(self, **changes: int) -> Limits:
+        """These limits with some set anew (`--limit enumeration_paths=2000000`)."""
+        for name in changes:
+            if name not in self.names():
+                raise RangeError(f"there is no limit called {name!r}; the limits are "
+                                 f"{', '.join(self.names())}")
+        return attrs.evolve(self, **changes)
+
+    @staticmethod
+    def hint(name: str) -> str:
+        """How to raise a limit, for the end of the error it stopped."""
+        return (f"(limit {name}; raise it with --limit {name}=N on the command line, "
+                f"or Limits({name}=N) from Python)")
 
 
 DEFAULT_LIMITS = Limits()
