@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import weakref
-from decimal import Decimal
 from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
-from rulecraft.runtime.combatants import CombatantModel, Field, ValueType
+from rulecraft.runtime.combatants import CombatantModel, Field, ValueType, check_value
 from rulecraft.runtime.errors import CycleError, RangeError, RulecraftErrors, RuleTypeError, Span
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
@@ -163,6 +162,8 @@ class _Compiler:
                   for name, info in self.scope.formulas.items()}
         checks = {name: [(p.name, self._fast_check(p), self.scope.constant("PARAM_", p))
                          for p in ps] for name, ps in params.items()}
+        for name, formula_checks in checks.items():
+            self.scope.formulas[name].param_refs = {p: ref for p, _, ref in formula_checks}
         for name in ordered:
             info = self.scope.formulas[name]
             info.result = self.writer.formula(info.decl, info.params, checks[name])
@@ -176,12 +177,22 @@ class _Compiler:
                              comments=info.decl.comments, source=self.tree.source)
         return out
 
-    def _unique_params(self, params: tuple[s.Param, ...]) -> None:
+    def _unique_params(self, params: tuple[s.Param, ...], reserved: tuple[str, ...] = ()) -> None:
+        """Each parameter once, each with a declared type (an untyped one would take any
+        Python value), none named like an option of `run`/`odds`."""
         seen: set[str] = set()
         for p in params:
             if p.name in seen:
                 self.scope.error(RuleTypeError, f"the parameter {p.name} is listed twice", p.span)
             seen.add(p.name)
+            if p.type is None:
+                self.scope.error(RuleTypeError, f"the parameter {p.name} needs a type, such as "
+                                 f"`{p.name}: integer`, `{p.name}: 1..20` or `{p.name}: weapon`",
+                                 p.span)
+            if p.name in reserved:
+                self.scope.error(RuleTypeError, f"a procedure's parameter cannot be called "
+                                 f"{p.name}: {', '.join(reserved)} are the options of run and "
+                                 "odds", p.span)
 
     def _fast_check(self, p: Param) -> str:
         vt = p.type
@@ -205,11 +216,20 @@ class _Compiler:
         if default is None and not isinstance(p.default, s.Constant):
             self.scope.error(RuleTypeError, "a default is written as a plain value (a number, "
                              "a quoted name, true, false or none)", p.default.span)
-        elif vt.low is not None and isinstance(default, (int, Decimal)) and \
-                not vt.low <= default <= vt.high:
-            self.scope.error(RangeError, f"the default {default} is outside {vt.text}",
-                             p.default.span)
+        else:
+            default = self._checked_default(p.name, vt, default, p.default)
         return Param(p.name, vt, p.span, default, True)
+
+    def _checked_default(self, name: str, vt: ValueType, default: Any, node: s.Expr) -> Any:
+        """A default must be a value its declared type takes (`state hp: 1..20 = 30` is not)."""
+        if default is None or vt.kind in ("combatant", "any"):
+            return default
+        try:
+            return check_value(name, vt, default, node.span, self.tree.source)
+        except RangeError as err:
+            self.scope.error(RangeError, f"the default is outside its type: {err.message}",
+                             node.span)
+            return default
 
     def value_type(self, node: s.TypeExpr | None) -> ValueType:
         """A declared type as the runtime's ValueType (ranges and members for checking calls)."""
@@ -239,6 +259,12 @@ class _Compiler:
             return []
         env = {}
         fields: list[Field] = []
+        seen: dict[str, s.FieldDecl] = {}
+        for f in decl.fields:
+            if f.name in seen:
+                self.scope.error(RuleTypeError, f"{f.name} is declared twice in {decl.name} "
+                                 f"(first at line {seen[f.name].span.line})", f.span)
+            seen.setdefault(f.name, f)
         for f in decl.fields:
             if f.role == "derived":
                 continue
@@ -265,6 +291,8 @@ class _Compiler:
             if f.combined_by is not None:
                 self._check_combiner(f)
             has_default, default = f.value is not None, _literal(f.value)
+            if f.value is not None:
+                default = self._checked_default(f.name, vt, default, f.value)
             if not has_default and vt.kind in ("map", "list"):
                 has_default, default = True, ({} if vt.kind == "map" else ())
             fields.append(Field(f.name, f.role, vt, text, f.span, f.comments, default,
@@ -284,9 +312,14 @@ class _Compiler:
         for d in decls:
             if not isinstance(d, s.ProcedureDecl):
                 continue
-            self._unique_params(d.params)
+            self._unique_params(d.params, RUN_OPTIONS)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
             choices = self.writer.procedure(d, params)
+            for step in _choose_steps(d.steps):
+                if step.name in RUN_OPTIONS:
+                    self.scope.error(RuleTypeError, f"a choice cannot be called {step.name}: "
+                                     f"{', '.join(RUN_OPTIONS)} are the options of run and odds",
+                                     step.span)
             out[d.name] = Procedure(d.name, d.title or d.name,
                                     tuple(self._param(p) for p in d.params),
                                     tuple(self._step(st) for st in d.steps), d.span, d.comments,
@@ -331,6 +364,23 @@ class _Compiler:
                 if line.isdigit():
                     return Span(self.tree.filename, int(line), 1)
         return Span(self.tree.filename, 1, 1)
+
+
+# Keywords of Procedure.run/enumerate/odds: a parameter or choice of the same name could not be
+# given from Python.
+RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by")
+
+
+def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:
+    found: list[s.ChooseStep] = []
+    for step in steps:
+        if isinstance(step, s.ChooseStep):
+            found.append(step)
+        elif isinstance(step, s.IfStep):
+            for branch in step.branches:
+                found += _choose_steps(branch.body)
+            found += _choose_steps(step.otherwise or ())
+    return found
 
 
 def _literal(node: s.Expr | None) -> Any:

@@ -174,6 +174,7 @@ class Writer:
         code, t = self.emit.expr(step.dice, env)
         if t.kind not in ("dice", "int", "num", "any"):
             self.scope.error(RuleTypeError, f"roll needs dice, not {t}", step.dice.span)
+        code = self.emit.cast(code, t, "dice", step.dice)
         var = self._bind(env, step.name, INT, step.span)
         where = self.scope.span_ref(step.span)
         self.line(depth, f"{var} = _ctx.roll({where}, {step.name!r}, {code})")
@@ -206,6 +207,7 @@ class Writer:
             self.scope.error(RuleTypeError, f"the default must be {item}, not {dt}",
                              step.default.span)
         self.emit.check_member(step.default, dt, item)
+        default = self.emit.cast(default, dt, item.kind, step.default)
         var = self._bind(env, step.name, item, step.span)
         where = self.scope.span_ref(step.span)
         self.choices.append(step.name)
@@ -259,11 +261,15 @@ class Writer:
                 self.emit.check_member(key_node, kt, ft.key)
                 ft = ft.item or ANY
             wanted = ft.item if (step.mode == "add" and ft.kind == "list") else ft
-            if wanted is not None and not accepts(wanted, vt):
+            if step.mode == "add" and ft.kind not in ("int", "num", "list", "any"):
+                self.scope.error(RuleTypeError, f"add works on numbers and lists; {target.field} "
+                                 f"holds {ft}: use set", step.span)
+            elif wanted is not None and not accepts(wanted, vt):
                 self.scope.error(RuleTypeError, f"{target.field} holds {wanted}, not {vt}",
                                  step.value.span)
             if wanted is not None:
                 self.emit.check_member(step.value, vt, wanted)
+                value = self.emit.cast(value, vt, wanted.kind, step.value)
         index = "(" + "".join(k + ", " for k, _ in keys) + ")"
         where = self.scope.span_ref(step.span)
         var = party[0]
@@ -326,9 +332,9 @@ def fast_check(name: str, t: T, low: Any, high: Any, members_ref: str | None) ->
         return f"type({name}) is int{bounds}"
     if t == NUM:
         bounds = f" and {low} <= {name} <= {high}" if low is not None else ""
-        return f"(type({name}) is int or type({name}) is _Decimal){bounds}"
+        return f"(type({name}) is int or type({name}) is _Decimal and {name}.is_finite()){bounds}"
     if members_ref is not None:
-        return f"{name} in {members_ref}"
+        return f"type({name}) is str and {name} in {members_ref}"
     return "False"
 
 

@@ -22,7 +22,10 @@ from .expressions import Emitter
 def evaluate_in(rulebook: Rulebook, text: str) -> Any:
     """The value of `text`, checked like any rule expression; never Python's eval of user text."""
     scope, namespace = COMPILED[rulebook]
-    local = attrs.evolve(scope, source=text, filename="<expression>", errors=[])
+    # A copy of the symbol table with its own globals: what this expression adds (constants,
+    # spans) goes when it is done, never into the compiled rulebook.
+    local = attrs.evolve(scope, source=text, filename="<expression>", errors=[],
+                         constants=dict(scope.constants))
     node = parse_expression(text, "<expression>")
     code, _ = Emitter(local).expr(node, {})
     if local.errors:

@@ -7,10 +7,12 @@ from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RangeError, RuleTypeError, UnknownNameError
+from rulecraft.runtime.values import field_name
 
 from .cells import number, parse_dice, snake
 from .scope import Scope
-from .types import ANY, BOOL, DICE, INT, NONE, NUM, T, accepts, is_number, join
+from .types import (ANY, BOOL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
+                    is_collection, is_number, join)
 
 Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
 
@@ -48,7 +50,13 @@ class Emitter:
         if t.kind not in ("bool", "any"):
             self.scope.error(RuleTypeError, f"a condition must be yes or no (a comparison "
                              f"such as x >= 10), not {t}", node.span)
-        return code, t
+        return self.cast(code, t, "bool", node), BOOL
+
+    def cast(self, code: str, t: T, kind: str, node: s.Expr) -> str:
+        """`code` checked when the rule runs if its type is known only then (`any`)."""
+        if t.kind != "any" or kind not in RUNTIME_KINDS:
+            return code
+        return f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
 
     def _bad(self, message: str, node: Any) -> tuple[str, T]:
         self.scope.error(RuleTypeError, message, node.span)
@@ -86,9 +94,13 @@ class Emitter:
 
     def visit_ListLit(self, node: s.ListLit, env: Env) -> tuple[str, T]:
         parts = [self.expr(item, env) for item in node.items]
-        item: T | None = parts[0][1] if parts else ANY
-        for _, t in parts[1:]:
-            item = join(item, t) if item is not None else None
+        item: T | None = NOTHING
+        for (_, t), part in zip(parts, node.items):
+            joined = join(item, t) if item is not None else None
+            if joined is None and item is not None:
+                self.scope.error(RuleTypeError, f"a list holds one kind of value: this is {t}, "
+                                 f"the items before it {item}", part.span)
+            item = joined
         return "(" + "".join(code + ", " for code, _ in parts) + ")", T("list", item=item or ANY)
 
     # -- operators -------------------------------------------------------------------------
@@ -99,7 +111,7 @@ class Emitter:
         code, t = self.expr(node.operand, env)
         if not (is_number(t) or t.kind == "dice"):
             return self._bad(f"cannot negate {t}", node)
-        return f"(-{code})", t
+        return f"(-{self.cast(code, t, 'dice', node.operand)})", t
 
     def visit_Binary(self, node: s.Binary, env: Env) -> tuple[str, T]:
         op = node.op
@@ -110,6 +122,9 @@ class Emitter:
         left, lt = self.expr(node.left, env)
         right, rt = self.expr(node.right, env)
         if op in ("in", "not in"):
+            if not is_collection(rt):
+                return self._bad(f"`{op}` looks in a list or a map, not in {rt}", node.right)
+            right = self.cast(right, rt, "collection", node.right)
             if rt.kind in ("list", "map") and rt.item is not None:
                 self.check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
             if lt.kind == "name" and isinstance(node.right, s.ListLit):
@@ -121,20 +136,27 @@ class Emitter:
         if op in ("<", "<=", ">", ">="):
             if not (is_number(lt) and is_number(rt)):
                 return self._bad(f"cannot compare {lt} with {rt} using {op}", node)
+            left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num",
+                                                                             node.right)
             return f"({left} {op} {right})", BOOL
         if lt.kind == "dice" or rt.kind == "dice":
             if op in ("+", "-") and (is_number(lt) or lt.kind == "dice") and \
                     (is_number(rt) or rt.kind == "dice"):
+                left, right = self.cast(left, lt, "dice", node.left), self.cast(right, rt, "dice",
+                                                                                  node.right)
                 return f"({left} {op} {right})", DICE
             return self._bad(f"dice can only be added to or subtracted from; not {op}", node)
         if not is_number(lt):
             return self._bad(f"{op} needs numbers, but the left side is {lt}", node.left)
         if not is_number(rt):
             return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
+        left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
         if op == "/":
             if isinstance(node.right, s.Number) and number(node.right.text) != 0:
                 return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
             return f"_div({left}, {right})", NUM
+        # A number known only at run time stays `any`: whether it is whole is checked where it
+        # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
         return f"({left} {op} {right})", result
 
@@ -175,7 +197,7 @@ class Emitter:
     def visit_Attr(self, node: s.Attr, env: Env) -> tuple[str, T]:
         code, t = self.expr(node.value, env)
         if t.kind == "any":
-            return f"_attr({code}, {node.name!r})", ANY
+            return f"_attr({code}, {node.name!r}, {self.scope.span_ref(node.span)})", ANY
         if t.kind == "record":
             ft = t.field(node.name)
             if ft is None:
@@ -223,15 +245,27 @@ class Emitter:
             label = repr(self.scope.text(node.value.span))
             return f"_item({code}, {key}, {where}, {label})", t.item or ANY
         if t.kind == "record":
-            if kt.kind != "name":
+            if kt.kind not in ("name", "any"):
                 return self._bad(f"a record's field is picked by a name, not {kt}", node)
-            ftypes = [ft for _, ft in t.fields]
-            out = ftypes[0] if ftypes and all(ft == ftypes[0] for ft in ftypes) else ANY
-            return f"_field({code}, {key})", out
+            picked = set(self._fields_picked(node.keys[0], kt, t))
+            out = picked.pop() if len(picked) == 1 else ANY  # checked where it is used
+            return f"_field({code}, {key}, {self.scope.span_ref(node.span)})", out
         if t.kind == "any":
             label = repr(self.scope.text(node.value.span))
             return f"_item({code}, {key}, {self.scope.span_ref(node.span)}, {label})", ANY
         return self._bad(f"{t} cannot be looked up with [ ]", node)
+
+    def _fields_picked(self, key_node: s.Expr, kt: T, record: T) -> list[T]:
+        """The types of the fields a name can pick: one for a quoted name, those of its
+        domain's members (`armour[…][area]` reads only area columns), else every field."""
+        if isinstance(key_node, s.String):
+            names = [key_node.value]
+        elif kt.kind == "name" and kt.domain is not None:
+            names = list(kt.domain.members)
+        else:
+            return [ft for _, ft in record.fields]
+        picked = [ft for name in names if (ft := record.field(field_name(name))) is not None]
+        return picked or [ft for _, ft in record.fields]
 
     # -- calls -----------------------------------------------------------------------------
     def visit_Call(self, node: s.Call, env: Env) -> tuple[str, T]:
@@ -244,34 +278,48 @@ class Emitter:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name
         if name in ("ln", "sqrt", "abs") and len(args) == 1:
-            if not is_number(args[0][1]):
-                return self._bad(f"{name} needs a number, not {args[0][1]}", node)
+            (code, at), = args
+            if not is_number(at):
+                return self._bad(f"{name} needs a number, not {at}", node)
             helper = {"ln": "_ln", "sqrt": "_sqrt", "abs": "abs"}[name]
-            return f"{helper}({args[0][0]})", (args[0][1] if name == "abs" else NUM)
+            code = self.cast(code, at, "num", node.args[0])
+            return f"{helper}({code})", (at if name == "abs" and at.kind != "any" else NUM)
         if name in ("min", "max") and len(args) == 2 and DICE in (args[0][1], args[1][1]):
             (a, at), (b, bt) = args
-            dice_code, bound = (a, b) if at == DICE else (b, a)
-            if not is_number(bt if at == DICE else at):
+            dice_code, bound, bound_t, bound_node = (a, b, bt, node.args[1]) if at == DICE \
+                else (b, a, at, node.args[0])
+            if not is_number(bound_t):
                 return self._bad(f"{name} of dice takes one dice value and one number", node)
             side = "at_least" if name == "max" else "at_most"
-            return f"{dice_code}.clamped({side}={bound})", DICE
+            return f"{dice_code}.clamped({side}={self.cast(bound, bound_t, 'num', bound_node)})", \
+                DICE
         if name in ("min", "max") and len(args) >= 2:
-            joined: T | None = args[0][1]
-            for _, t in args[1:]:
-                joined = join(joined, t) if joined is not None else None
-            if joined is None or not is_number(joined):
-                return self._bad(f"{name} needs numbers", node)
-            return f"{name}({', '.join(c for c, _ in args)})", joined
+            for (_, at), arg in zip(args, node.args):
+                if not is_number(at):
+                    return self._bad(f"{name} needs numbers; this is {at}", arg)
+            codes = [self.cast(c, at, "num", arg) for (c, at), arg in zip(args, node.args)]
+            types = [at for _, at in args]
+            result = INT if all(at == INT for at in types) else (ANY if ANY in types else NUM)
+            return f"{name}({', '.join(codes)})", result
         if name == "dice" and len(args) == 2:
-            return f"_dice({args[0][0]}, {args[1][0]})", DICE
-        if name in ("count",) and len(args) == 2:
-            return f"_count({args[0][0]}, {args[1][0]})", INT
-        if name == "len" and len(args) == 1:
-            return f"len({args[0][0]})", INT
-        if name == "flatten" and len(args) == 1:
-            t = args[0][1]
-            item = t.item.item if t.kind == "map" and t.item and t.item.kind == "list" else ANY
-            return f"_flatten({args[0][0]})", T("list", item=item)
+            for (_, at), arg in zip(args, node.args):
+                if at.kind not in ("int", "any"):
+                    return self._bad(f"dice(count, sides) takes whole numbers, not {at}", arg)
+            count, sides = (self.cast(c, at, "int", arg) for (c, at), arg in zip(args, node.args))
+            return f"_dice({count}, {sides})", DICE
+        if name in ("count", "len", "flatten") and len(args) == (2 if name == "count" else 1):
+            code, ct = args[0]
+            wanted = "map" if name == "flatten" else "collection"
+            if not (is_collection(ct) and (wanted == "collection" or ct.kind != "list")):
+                return self._bad(f"{name} needs {'a map of lists' if name == 'flatten' else 'a list or a map'}, "
+                                 f"not {ct}", node.args[0])
+            code = self.cast(code, ct, wanted, node.args[0])
+            if name == "count":
+                return f"_count({code}, {args[1][0]})", INT
+            if name == "len":
+                return f"len({code})", INT
+            item = ct.item.item if ct.kind == "map" and ct.item and ct.item.kind == "list" else ANY
+            return f"_flatten({code})", T("list", item=item)
         if name in BUILTINS:
             return self._bad(f"{name} does not take {len(args)} argument(s) here", node)
         self.scope.unknown("function", name, node.span, BUILTINS + list(self.scope.formulas))
@@ -308,6 +356,10 @@ class Emitter:
             if pname not in names:
                 self.scope.unknown(f"argument of {node.name}:", pname, arg.span, names)
                 continue
+            if pname in given:
+                self.scope.error(RuleTypeError, f"{node.name} is given {pname} twice (by "
+                                 "position and by name)", arg.span)
+                continue
             given[pname] = (arg, self.expr(arg, env))
         codes = []
         defaults = {p.name: p.default for p in info.decl.params if p.default is not None}
@@ -322,6 +374,8 @@ class Emitter:
                                  arg.span)
             self.check_member(arg, t, ptype)
             self._check_literal_range(node.name, pname, arg, info)
+            if t.kind == "any" and pname in info.param_refs:
+                code = f"_check({info.param_refs[pname]}, {code})"  # known only at run time
             codes.append(code)
         return f"f_{node.name}({', '.join(codes)})", info.result or ANY
 
@@ -338,20 +392,27 @@ class Emitter:
 
     def visit_Aggregate(self, node: s.Aggregate, env: Env) -> tuple[str, T]:
         coll, ct = self.expr(node.collection, env)
+        if not is_collection(ct):
+            return self._bad(f"{node.name}(… for {node.var} in …) goes over a list or a map, "
+                             f"not {ct}", node.collection)
+        coll = self.cast(coll, ct, "collection", node.collection)
         var_type = (ct.key if ct.kind == "map" else ct.item) or ANY
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
-        body, bt = self.expr(node.body, inner)
         where = self.scope.span_ref(node.span)
-        comprehension = f"[{body} for v_{node.var} in {coll}]"
         if node.name in ("max", "min", "sum"):
+            body, bt = self.expr(node.body, inner)
             if not is_number(bt):
                 return self._bad(f"{node.name} needs numbers, not {bt}", node.body)
-            return f"_aggregate({node.name}, {comprehension}, {where})", bt
-        if node.name in ("any", "all"):
-            return f"{node.name}({comprehension})", BOOL
-        if node.name == "count":
-            return f"sum(1 for v_{node.var} in {coll} if {body})", INT
+            body = self.cast(body, bt, "num", node.body)
+            comprehension = f"[{body} for v_{node.var} in {coll}]"
+            result = INT if bt.kind in ("int", "nothing") else NUM
+            return f"_aggregate({node.name}, {comprehension}, {where})", result
+        if node.name in ("any", "all", "count"):
+            body, _ = self.condition(node.body, inner)
+            if node.name == "count":
+                return f"sum(1 for v_{node.var} in {coll} if {body})", INT
+            return f"{node.name}([{body} for v_{node.var} in {coll}])", BOOL
         return self._bad("only max, min, sum, any, all and count go over a collection", node)
 
 

@@ -31,6 +31,7 @@ class FormulaInfo:
     decl: s.FormulaDecl
     params: list[tuple[str, T]]
     result: T | None = None
+    param_refs: dict[str, str] = attrs.field(factory=dict)  # generated globals: each Param
 
 
 @attrs.define
@@ -112,9 +113,15 @@ class Scope:
             return T("list", item=self.resolve_type(node.item))
         name = node.name
         primitive = {"integer": INT, "number": NUM, "bool": BOOL, "dice": DICE,
-                     "name": T("name"), "any": ANY}
+                     "name": T("name")}
         if name in primitive:
             return primitive[name]
+        if name == "any":
+            # A value of any type could be anything Python holds; a rule says what it takes.
+            self.error(RuleTypeError, "`any` is not a type a rule can declare: say what the "
+                       "value is (integer, number, 1..20, bool, name, dice, an enum or table "
+                       "name, list …, map …)", node.span)
+            return ANY
         domain = self.domain(name)
         if domain is not None:
             return T("name", domain=domain)

@@ -17,7 +17,11 @@ class Domain:
 @attrs.frozen
 class T:
     """A type. `kind` is one of: int, num, bool, name, record, dice, combatant, map, list,
-    table, cell, none, any."""
+    table, cell, none, nothing, any.
+
+    `any` is never declared by a rule: it is the type of a value known only when the rule runs
+    (a table's `given` figure), and every use of such a value is checked then (`_cast`).
+    `nothing` is the item type of an empty list: it fits wherever an item is wanted."""
 
     kind: str
     domain: Domain | None = None  # name
@@ -46,7 +50,7 @@ class T:
         return {
             "int": "a whole number", "num": "a number", "bool": "a yes/no value",
             "record": "a record", "dice": "dice", "cell": "a table expression",
-            "none": "none", "any": "a value",
+            "none": "none", "any": "a value", "nothing": "nothing",
         }[self.kind]
 
 
@@ -57,15 +61,29 @@ NAME = T("name")
 DICE = T("dice")
 NONE = T("none")
 ANY = T("any")
+NOTHING = T("nothing")
+
+
+# What the run-time check `_cast` can verify, by the kind of type wanted.
+RUNTIME_KINDS = {"int": "int", "num": "num", "bool": "bool", "name": "name", "list": "list",
+                 "map": "map", "dice": "dice", "record": "record", "collection": "collection"}
 
 
 def is_number(t: T) -> bool:
-    return t.kind in ("int", "num", "any")
+    return t.kind in ("int", "num", "any", "nothing")
+
+
+def is_collection(t: T) -> bool:
+    return t.kind in ("list", "map", "any")
 
 
 def join(a: T, b: T) -> T | None:
     """The type of a value that is either `a` or `b` (branches of a conditional), or None."""
     if a == b:
+        return a
+    if a.kind == "nothing":
+        return b
+    if b.kind == "nothing":
         return a
     if a.kind == "any" or b.kind == "any":
         return ANY
@@ -77,12 +95,18 @@ def join(a: T, b: T) -> T | None:
         return NUM
     if a.kind == "name" and b.kind == "name":
         return a if a.domain == b.domain else NAME
+    if a.kind == b.kind == "list":
+        item = join(a.item or NOTHING, b.item or NOTHING)
+        return T("list", item=item) if item is not None else None
+    if a.kind == b.kind == "map" and a.key == b.key:
+        item = join(a.item or NOTHING, b.item or NOTHING)
+        return T("map", key=a.key, item=item) if item is not None else None
     return None
 
 
 def accepts(wanted: T, got: T) -> bool:
     """Whether a value of type `got` may be passed where `wanted` is declared."""
-    if wanted.kind == "any" or got.kind == "any":
+    if wanted.kind == "any" or got.kind in ("any", "nothing"):
         return True
     if wanted.kind == "num":
         return got.kind in ("int", "num")
@@ -91,5 +115,8 @@ def accepts(wanted: T, got: T) -> bool:
             return False
         return wanted.domain is None or got.domain is None or wanted.domain == got.domain
     if wanted.kind in ("map", "list"):
-        return got.kind == wanted.kind
+        if got.kind != wanted.kind:
+            return False
+        keys_fit = wanted.kind == "list" or accepts(wanted.key or ANY, got.key or NOTHING)
+        return keys_fit and accepts(wanted.item or ANY, got.item or NOTHING)
     return wanted.kind == got.kind or got.kind == "none"

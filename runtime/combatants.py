@@ -8,8 +8,9 @@ from typing import Any
 
 import attrs
 
+from .dice import Dice
 from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
-from .values import display, match_name, to_internal, to_public
+from .values import NotARuleValue, display, match_name, to_internal, to_public
 
 
 @attrs.frozen
@@ -45,7 +46,13 @@ class ValueType:
 
 def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source: str | None) -> Any:
     """Validate and convert a value handed in from Python against its declared type."""
-    value = to_internal(value)
+    try:
+        value = to_internal(value)
+    except NotARuleValue as err:
+        raise RangeError(f"{name} must be {vt.describe()}; {err}", span, source) from None
+    except (RecursionError, TypeError):  # a self-containing list; an unhashable map key
+        raise RangeError(f"{name} must be {vt.describe()}; the value given cannot be read",
+                         span, source) from None
     kind = vt.kind
     ok = True
     if kind == "integer":
@@ -67,6 +74,12 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
                 )
     elif kind == "bool":
         ok = isinstance(value, bool)
+    elif kind == "name":
+        ok = type(value) is str
+    elif kind == "dice":
+        ok = type(value) is int or isinstance(value, Dice)
+    elif kind == "combatant":
+        ok = isinstance(value, Combatant) and value.model.name == vt.text
     elif kind == "map":
         if not isinstance(value, Mapping):
             ok = False
@@ -79,17 +92,30 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
                 for k, v in value.items()
             }
     elif kind == "list":
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        if type(value) is not tuple:
             ok = False
         else:
             assert vt.item is not None
             return tuple(check_value(f"{name} item", vt.item, v, span, source) for v in value)
     if not ok:
-        got = f"{display(value)!r}"
+        got = _shown(value)
         if isinstance(value, str) and kind in ("integer", "number"):
             got = f"the text {value!r} (write numbers without quotes)"
         raise RangeError(f"{name} must be {vt.describe()}; got {got}", span, source)
     return value
+
+
+def _shown(value: Any) -> str:
+    """A value handed in, as an error message shows it."""
+    if type(value) is str:
+        return repr(value)
+    if type(value) is tuple:
+        return f"the list [{display(value)}]"
+    if type(value) is dict:
+        return "a map"
+    if value is None:
+        return "none"
+    return display(value)
 
 
 def _freeze(values: dict[str, Any]) -> tuple[Any, ...]:
@@ -168,7 +194,7 @@ class CombatantModel:
             self._cache[key] = cached
         return cached
 
-    def build(self, **given: Any) -> Combatant:
+    def build(self, /, **given: Any) -> Combatant:
         """Validate the given characteristics and state, then compute every derived figure."""
         values: dict[str, Any] = {}
         known = {f.name for f in self.fields if f.role != "derived"}

@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from . import values
-from .combatants import check_value
-from .dice import dice
+from .combatants import Combatant, check_value
+from .dice import Dice, dice
 from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
 from .tables import CellExpression, Record, Table
 
@@ -18,9 +18,14 @@ def make_helpers(source: str) -> dict[str, Any]:
     """The names generated code may use, bound to the rule file's text for error carets."""
 
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
+        if isinstance(mapping, Record):
+            return _field(mapping, key, span)
+        if type(mapping) is not dict:  # a rule's maps are dicts; nothing else is subscripted
+            raise RangeError(f"{label} is {describe(mapping)}, not a map to look up in", span,
+                             source)
         try:
             return mapping[key]
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, TypeError):
             shown = ", ".join(values.display(k) for k in mapping) if isinstance(mapping, Mapping) \
                 else ""
             raise RangeError(f"{label} has no entry for {values.display(key)!r}"
@@ -62,6 +67,31 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _arithmetic(err: Exception, span: Span) -> None:
         raise CalculationError(calculation_message(err), span, source) from None
 
+    def _cast(value: Any, kind: str, span: Span) -> Any:
+        """A value whose type was known only at run time, checked where the rule uses it."""
+        if _is(value, kind):
+            return value
+        raise RangeError(f"this needs {_KINDS[kind]}, but the value here is {describe(value)}",
+                         span, source)
+
+    def _attr(value: Any, name: str, span: Span) -> Any:
+        """`.name` on a value of run-time type: a record's or a combatant's field, nothing else."""
+        if isinstance(value, Record) and name in value._data:
+            return value._data[name]
+        if isinstance(value, Combatant) and name in value._values:
+            return value._values[name]
+        raise RangeError(f"{describe(value)} has no field {name}", span, source)
+
+    def _field(record: Any, name: Any, span: Span) -> Any:
+        """A record's field picked by a name value: `armour[area]` with area "Head" reads `head`."""
+        if isinstance(record, Record) and isinstance(name, str):
+            found = record._data.get(values.field_name(name), MISSING)
+            if found is not MISSING:
+                return found
+            raise RangeError(f"the record has no field for {name!r} (its fields: "
+                             f"{', '.join(record._data)})", span, source)
+        raise RangeError(f"{describe(record)} has no field {display_key(name)}", span, source)
+
     return {
         "_Decimal": Decimal,
         "_div": values.div,
@@ -80,6 +110,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_item": _item,
         "_field": _field,
         "_attr": _attr,
+        "_cast": _cast,
         "_check": _check,
         "_bind": _bind,
         "_arithmetic": _arithmetic,
@@ -104,17 +135,60 @@ def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:
     return tuple(item for items in mapping.values() for item in items)
 
 
-def _field(record: Record, name: str) -> Any:
-    """A record's field picked by a name value: `armour[area]` with area "Head" reads `head`."""
-    return record._data[values.field_name(str(name))]
+_KINDS = {"num": "a number", "int": "a whole number", "bool": "yes or no", "name": "a name",
+          "list": "a list", "map": "a map", "collection": "a list or a map",
+          "dice": "dice or a number", "record": "a record"}
 
 
-def _attr(value: Any, name: str) -> Any:
+def _is(value: Any, kind: str) -> bool:
+    if kind == "num":
+        return type(value) is int or type(value) is Decimal
+    if kind == "int":
+        return type(value) is int
+    if kind == "bool":
+        return type(value) is bool
+    if kind == "name":
+        return type(value) is str
+    if kind == "list":
+        return type(value) is tuple
+    if kind == "map":
+        return type(value) is dict
+    if kind == "collection":
+        return type(value) is tuple or type(value) is dict
+    if kind == "dice":
+        return type(value) is int or type(value) is Decimal or isinstance(value, Dice)
+    if kind == "record":
+        return isinstance(value, Record)
+    raise AssertionError(f"no run-time check for {kind}")
+
+
+def describe(value: Any) -> str:
+    """What a value is, in a game master's words, for an error message."""
+    if value is None:
+        return "none"
+    if type(value) is bool:
+        return "yes/no"
+    if type(value) is int or type(value) is Decimal:
+        return f"the number {values.display(value)}"
+    if type(value) is str:
+        return f"the name {value!r}"
+    if type(value) is tuple:
+        return "a list"
+    if type(value) is dict:
+        return "a map"
+    if isinstance(value, Dice):
+        return f"the dice {value}"
     if isinstance(value, Record):
-        return value._data[name]
+        return "a record"
+    if isinstance(value, Combatant):
+        return f"a {value.model.name}"
     if isinstance(value, CellExpression):
-        raise RangeError(f"the expression `{value.text}` has no field {name}")
-    return getattr(value, name)
+        return f"the table expression `{value.text}`"
+    return "a value from outside the rules"
+
+
+def display_key(name: Any) -> str:
+    return repr(name) if isinstance(name, str) else describe(name)
 
 
 def pair_combiner(table: Table) -> Callable[[tuple[Any, ...], dict[str, Any]], tuple[Any, ...]]:

@@ -69,7 +69,8 @@ class RunContext:
         options = list(options)
         chosen = self.choices.get(name, default)
         by = "given" if name in self.choices else "default"
-        if callable(chosen):
+        if by == "given" and callable(chosen) and not isinstance(chosen, str):
+            # Only a caller's own function is called: a value from the rule (a default) never is.
             try:
                 chosen = chosen(options=[to_public(o) for o in options],
                                 values={k: to_public(v) for k, v in self.values.items()})

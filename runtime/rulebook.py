@@ -39,7 +39,7 @@ class Formula:
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)  # checks, converts, computes
     inner: Callable[..., Any] = attrs.field(default=None, repr=False)  # exact values in and out
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """Check the arguments against their declared ranges and compute (plain values out).
 
         `compiled` below replaces this with the generated function itself, one frame less."""
@@ -99,7 +99,7 @@ class Rulebook:
     comments: tuple[str, ...] = ()
     python_source: str = attrs.field(default="", repr=False)
 
-    def combatant(self, **given: Any) -> Combatant:
+    def combatant(self, /, **given: Any) -> Combatant:
         """A combatant of this rulebook from its characteristics, equipment and (optional) state."""
         if self.combatant_model is None:
             raise RangeError(f"rulebook {self.name} declares no combatant")

@@ -24,14 +24,53 @@ def num(text: str) -> Number:
     return int(text)
 
 
-def to_internal(value: Any) -> Any:
-    """Read a value handed in by a Python caller: floats through their shortest repr."""
-    if type(value) is float:
+class NotARuleValue(ValueError):
+    """A value handed in from Python that no rule could hold (a function, a module, nan)."""
+
+
+_PLAIN = (bool, int, str, type(None))
+
+
+def to_internal(value: Any, depth: int = 20) -> Any:
+    """Read a value handed in by a Python caller as a rule value: floats through their shortest
+    repr, lists as tuples; anything a rule could not hold (a function, an object, nan, a list
+    nested past `depth`) raises NotARuleValue, so no rule ever reaches a Python object."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is float or kind is Decimal:
+        if not math.isfinite(value):
+            raise NotARuleValue(f"{value} is not a number a rule can use")
+        if kind is Decimal:
+            return int(value) if value == value.to_integral_value() else value
         exact = Decimal(repr(value))  # 5.4 is 5.4, 1e300 is 10**300: what the caller wrote
         return int(exact) if value.is_integer() else exact
     if isinstance(value, Fraction):
         return Decimal(value.numerator) / value.denominator
-    return value
+    if depth <= 0 and kind in (list, tuple, dict):
+        raise NotARuleValue("the value is nested too deeply")
+    if kind is list or kind is tuple:
+        return tuple(to_internal(v, depth - 1) for v in value)
+    if kind is dict:
+        return {to_internal(k, depth - 1): to_internal(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, _rule_classes()):
+        return value
+    raise NotARuleValue(f"a {kind.__name__} is not a value a rule can use (give numbers, names, "
+                        "yes/no, dice, lists or maps)")
+
+
+def _rule_classes() -> tuple[type, ...]:
+    """The runtime's own value classes (imported late: they import this module)."""
+    global _RULE_CLASSES
+    if not _RULE_CLASSES:
+        from .combatants import Combatant
+        from .dice import Dice
+        from .tables import Record
+        _RULE_CLASSES = (Dice, Record, Combatant)
+    return _RULE_CLASSES
+
+
+_RULE_CLASSES: tuple[type, ...] = ()
 
 
 def to_public(value: Any) -> Any:
