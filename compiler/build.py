@@ -347,7 +347,8 @@ class _Compiler:
             code = compile(self.python, f"<rulecraft: {self.tree.filename}>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as err:
             raise RuleTypeError("this rule is nested too deeply for Python to compile: split it "
-                                "into smaller formulas", self._rule_at(getattr(err, "lineno", 0)),
+                                "into smaller formulas " + Limits.hint("nesting_depth"),
+                                self._rule_at(getattr(err, "lineno", 0)),
                                 self.tree.source) from None
         exec(code, namespace)  # generated from the checked tree only: no rule text runs as code
         self.namespace = namespace

@@ -2,89 +2,118 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.tables import Band, IntRange, Table, build_axis
+from rulecraft.runtime.tables import Band, IntRange, Table
 
 Error = Callable[[str, Span | None], None]
+
+_SHOWN_GAPS = 10  # uncovered runs named in one message; the rest are counted
 
 
 def build_index(table: Table, kinds: list[Any], matchers: list[tuple[Any, ...]],
                 values: list[Any], spans: list[tuple[Span, ...]], error: Error) -> None:
-    """Fill `table.axes` and `table.index`: every key combination → its value, integer ranges
-    expanded so a lookup is one dict access; duplicates and gaps reported through `error`."""
-    index: dict[tuple[Any, ...], Any] = {}
+    """Fill the table's lookup index (integer ranges and bands kept whole, found by bisection);
+    duplicates, overlaps and gaps reported through `error`."""
+    entries: list[tuple[tuple[Any, ...], Any]] = []
+    seen: set[tuple[Any, ...]] = set()
     for m, v, where in zip(matchers, values, spans):
         if any(x is None for x in m):
             continue
-        if m in index:
+        if m in seen:
             shown = ", ".join(_show(x) for x in m)
             error(f"table {table.name} has two entries for {shown}", where[0])
-        index[m] = v
+        seen.add(m)
+        entries.append((m, v))
     for dim, kk in enumerate(kinds):
-        check_coverage(table, dim, kk, matchers, [w[dim] for w in spans], error)
-        check_bands(dim, matchers, [w[dim] for w in spans], error)
-    axes = []
-    for dim, key in enumerate(table.keys):
-        slots = list(dict.fromkeys(m[dim] for m in matchers if m[dim] is not None))
-        axes.append(build_axis(key, [(slot, slot) for slot in slots]))
-    table.axes = tuple(axes)
-    fast: dict[tuple[Any, ...], Any] = {}
-    for m, v in index.items():
-        expanded = [_raw(x) for x in m]
-        if all(e is not None for e in expanded):
-            for combo in itertools.product(*(e for e in expanded if e is not None)):
-                fast[combo] = v
-    fast.update(index)
-    table.index = fast
+        check_key(table, dim, kk, matchers, [w[dim] for w in spans], error)
+    table.fill(entries)
 
-def check_coverage(table: Table, dim: int, kk: Any, matchers: list[tuple[Any, ...]],
-                   spans: list[Span], error: Error) -> None:
-    """Integer keys with a declared span (1..100) must be covered exactly: no gap, no overlap."""
-    if kk.kind != "integer" or kk.low is None:
+
+def check_key(table: Table, dim: int, kk: Any, matchers: list[tuple[Any, ...]],
+              spans: list[Span], error: Error) -> None:
+    """Numeric keys of one column (rows that agree on every other key) must not share a value
+    (`1-5` and `3-8` share 3 to 5), and integer keys with a declared span (1..100) must cover it
+    exactly. Sorted by their low ends, so a table of n keys costs n log n."""
+    if kk.kind not in ("integer", "number"):
         return
     groups: dict[tuple[Any, ...], list[tuple[Any, Span]]] = {}
     for m, span in zip(matchers, spans):
-        rest = m[:dim] + m[dim + 1:]
-        groups.setdefault(rest, []).append((m[dim], span))
+        groups.setdefault(m[:dim] + m[dim + 1:], []).append((m[dim], span))
     for rest, keys in groups.items():
-        seen: dict[int, Any] = {}
         where = f" (column {', '.join(_show(r) for r in rest)})" if any(
             r is not None for r in rest) and len(groups) > 1 else ""
-        for k, span in keys:
-            if k is None or isinstance(k, Band):
-                continue
-            values = range(k.low, k.high + 1) if isinstance(k, IntRange) else [k]
-            outside = [v for v in values if not kk.low <= v <= kk.high]
-            clash = [v for v in values if v in seen]
-            if outside:
-                error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}", span)
-            if clash:
-                error(f"{_show(k)} overlaps {_show(seen[clash[0]])} at "
-                           f"{_ranges(clash)}{where}", span)
-            for v in values:
-                seen.setdefault(v, k)
-        missing = [v for v in range(kk.low, kk.high + 1) if v not in seen]
-        if missing:
-            error(f"table {table.name} leaves {_ranges(missing)} uncovered{where}; "
-                       f"its rows must cover {kk.low}..{kk.high}", table.span)
+        printed = [(k, _band(k), span) for k, span in keys if k is not None]
+        ordered = sorted(range(len(printed)), key=lambda i: _start(printed[i][1]))
+        _check_overlaps(printed, ordered, where, error)
+        if kk.kind == "integer" and kk.low is not None:
+            for k, band, span in printed:
+                if not isinstance(k, Band) and (band.low < kk.low or band.high > kk.high):
+                    error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}", span)
+            missing = _gaps([printed[i][1] for i in ordered], kk.low, kk.high)
+            if missing:
+                error(f"table {table.name} leaves {_pieces(missing)} uncovered{where}; "
+                      f"its rows must cover {kk.low}..{kk.high}", table.span)
 
 
-def check_bands(dim: int, matchers: list[tuple[Any, ...]], spans: list[Span],
-                error: Error) -> None:
-    """Bands of one key, within one column, must not overlap (`1-5` and `3-8` share 3 to 5)."""
-    groups: dict[tuple[Any, ...], list[tuple[Band, Span]]] = {}
-    for m, span in zip(matchers, spans):
-        if isinstance(m[dim], Band):
-            groups.setdefault(m[:dim] + m[dim + 1:], []).append((m[dim], span))
-    for bands in groups.values():
-        for i, (band, span) in enumerate(bands):
-            for other, _ in bands[:i]:
-                if band != other and _overlap(band, other):
-                    error(f"{_show(band)} overlaps {_show(other)}", span)
+def _check_overlaps(printed: list[tuple[Any, Band, Span]], ordered: list[int], where: str,
+                    error: Error) -> None:
+    """One sweep in order of low ends: each key against the earlier one reaching furthest (if
+    any earlier key shares a value with it, that one does); reported on the later printed row."""
+    reaching: int | None = None
+    for i in ordered:
+        if reaching is not None:
+            (a, a_band, _), (b, b_band, _) = printed[i], printed[reaching]
+            if not (isinstance(a, Band) and a == b) and _overlap(a_band, b_band):
+                later, earlier = max(i, reaching), min(i, reaching)
+                k, other = printed[later][0], printed[earlier][0]
+                shared = ""
+                if not isinstance(a, Band) and not isinstance(b, Band):
+                    low, high = max(a_band.low, b_band.low), min(a_band.high, b_band.high)
+                    shared = f" at {_pieces([(low, high)])}"
+                error(f"{_show(k)} overlaps {_show(other)}{shared}{where}", printed[later][2])
+        if reaching is None or _end(printed[i][1]) > _end(printed[reaching][1]):
+            reaching = i
+
+
+def _gaps(bands: list[Band], low: int, high: int) -> list[tuple[int, int]]:
+    """The runs of low..high that no band (sorted by low end, integer bounds) covers."""
+    missing = []
+    need = low  # the lowest value not yet covered
+    for band in bands:
+        if need > high:
+            break
+        if isinstance(band.low, int) and band.low > need:
+            missing.append((need, min(band.low - 1, high)))
+        if isinstance(band.high, int):
+            need = max(need, band.high + 1)
+    if need <= high:
+        missing.append((need, high))
+    return missing
+
+
+def _band(k: Any) -> Band:
+    """A key cell as the band of values it matches: `5` is 5–5, `01-10` is 1–10."""
+    if isinstance(k, Band):
+        return k
+    if isinstance(k, IntRange):
+        return Band(k.low, k.high)
+    return Band(k, k)
+
+
+_INF = float("inf")
+
+
+def _start(b: Band) -> tuple[Any, int]:
+    """Sorts bands by where they start; at one number, a band that includes it first."""
+    return (-_INF if b.low is None else b.low, 0 if b.low_inclusive else 1)
+
+
+def _end(b: Band) -> tuple[Any, int]:
+    """Orders bands by where they end; at one number, a band that includes it last."""
+    return (_INF if b.high is None else b.high, 1 if b.high_inclusive else 0)
 
 
 def _overlap(a: Band, b: Band) -> bool:
@@ -116,14 +145,6 @@ def _earlier_end(a: Band, b: Band) -> tuple[Any, bool]:
     return a.high, a.high_inclusive and b.high_inclusive
 
 
-def _raw(slot: Any) -> list[Any] | None:
-    if isinstance(slot, IntRange):
-        return list(range(slot.low, slot.high + 1))
-    if isinstance(slot, Band):
-        return None
-    return [slot]
-
-
 def _show(x: Any) -> str:
     if isinstance(x, IntRange):
         return f"{x.low}-{x.high}"
@@ -136,9 +157,9 @@ def _show(x: Any) -> str:
     return str(x)
 
 
-def _ranges(values: list[int]) -> str:
-    parts = []
-    for _, group in itertools.groupby(enumerate(values), lambda p: p[1] - p[0]):
-        run = [v for _, v in group]
-        parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+def _pieces(runs: list[tuple[int, int]]) -> str:
+    """Runs of whole numbers as printed: `11, 97-98`; past ten runs, how many more."""
+    parts = [str(low) if low == high else f"{low}-{high}" for low, high in runs[:_SHOWN_GAPS]]
+    if len(runs) > _SHOWN_GAPS:
+        parts.append(f"and {len(runs) - _SHOWN_GAPS} more")
     return ", ".join(parts)

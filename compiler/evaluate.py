@@ -11,6 +11,7 @@ from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.errors import (ARITHMETIC, CalculationError, DiceError, RulecraftError,
                                       RulecraftErrors, RuleSyntaxError, calculation_message)
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.values import to_public
 
@@ -19,21 +20,26 @@ from .cells import parse_dice
 from .expressions import Emitter
 
 
-def evaluate_in(rulebook: Rulebook, text: str) -> Any:
+def evaluate_in(rulebook: Rulebook, text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The value of `text`, checked like any rule expression; never Python's eval of user text."""
     scope, namespace = COMPILED[rulebook]
     # A copy of the symbol table with its own globals: what this expression adds (constants,
     # spans) goes when it is done, never into the compiled rulebook.
     local = attrs.evolve(scope, source=text, filename="<expression>", errors=[],
                          constants=dict(scope.constants))
-    node = parse_expression(text, "<expression>")
+    node = parse_expression(text, "<expression>", limits=limits)
     code, _ = Emitter(local).expr(node, {})
     if local.errors:
         raise local.errors[0] if len(local.errors) == 1 else RulecraftErrors(local.errors)
     generated = f"def _expression():\n    return {code}\n"
     env = dict(namespace)
     env.update(local.constants)
-    exec(compile(generated, "<rulecraft: expression>", "exec"), env)  # built from the checked tree
+    try:
+        code = compile(generated, "<rulecraft: expression>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):
+        raise RuleSyntaxError("this expression is nested too deeply for Python to compile "
+                              f"{Limits.hint('nesting_depth')}", node.span, text) from None
+    exec(code, env)  # built from the checked tree only
     try:
         return to_public(env["_expression"]())
     except ARITHMETIC as err:
@@ -44,11 +50,13 @@ def evaluate_in(rulebook: Rulebook, text: str) -> Any:
         raise
 
 
-def parse_dice_text(text: str) -> Dice:
+def parse_dice_text(text: str, limits: Limits = DEFAULT_LIMITS) -> Dice:
     """A dice expression typed by a person (`2d4+12`, `4d6kh3 + d8`) as a Dice value."""
     try:
-        node = parse_expression(text, "<dice>")
+        node = parse_expression(text, "<dice>", limits=limits)
     except RuleSyntaxError as err:
+        if "(limit " in err.message:
+            raise  # a limit's own message says what to do
         raise DiceError("dice are written like 2d4+12, d20 or 4d6kh3 (keep the highest 3)",
                         err.span, text) from None
     return _dice_of(node, text)

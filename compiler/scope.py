@@ -86,9 +86,13 @@ class Scope:
         """The generated-code global holding one field of a single-key record table by key."""
         from rulecraft.runtime.tables import Column
 
-        ref = f"T_{name}__{field}"
-        if ref not in self.constants:
-            self.constants[ref] = Column(self.tables[name].runtime, field)
+        table = self.tables[name].runtime
+        for ref, value in self.constants.items():
+            if isinstance(value, Column) and value.table is table and value.field == field:
+                return ref
+        # Numbered: `T_a__b` could be table a's column b or a table called a__b.
+        ref = f"COL{len(self.constants)}_{name}_{field}"
+        self.constants[ref] = Column(table, field)
         return ref
 
     def span_ref(self, span: Span) -> str:

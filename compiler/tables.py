@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import attrs
@@ -9,7 +10,8 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.errors import RulecraftError, Span, TableError
-from rulecraft.runtime.tables import Cell, CellExpression, Key, Record, Row, Table
+from rulecraft.runtime.limits import Limits
+from rulecraft.runtime.tables import Cell, CellExpression, IntRange, Key, Record, Row, Table
 
 from . import cells
 from .coverage import build_index
@@ -33,6 +35,7 @@ class _KeyKind:
     domain: Domain | None = None
     low: Any = None
     high: Any = None
+    members: frozenset[str] = frozenset()  # an enum's names, for one hash lookup per cell
 
 
 class TableBuilder:
@@ -50,14 +53,11 @@ class TableBuilder:
     def split(self, row: s.RowLine) -> list[tuple[str, Span]]:
         """A row's cells, each with the span of its text (for carets under a bad cell)."""
         if not row.closed:
-            self.error("a table row ends with |", Span(row.span.filename, row.span.line,
-                                                          row.span.column + len(row.text)))
-        out: list[tuple[str, Span]] = []
-        for text, offset in row.cells():
-            col = row.span.column + offset
-            out.append((text, Span(row.span.filename, row.span.line, col, row.span.line,
-                                   col + max(1, len(text)))))
-        return out
+            self.error("a table row ends with |", _end_of(row))
+        filename, line, column = row.span.filename, row.span.line, row.span.column
+        return [(text, Span(filename, line, column + offset, line,
+                            column + offset + (len(text) or 1)))
+                for text, offset in row.cells()]
 
     # -- keys ------------------------------------------------------------------------------
     def key_kind(self, spec: s.KeySpec, free_names: bool) -> _KeyKind:
@@ -65,6 +65,7 @@ class TableBuilder:
         if isinstance(t, s.RangeType):
             low, high = cells.number(t.low), cells.number(t.high)
             if isinstance(low, int) and isinstance(high, int):
+                self._check_span(f"{t.low}..{t.high}", low, high, t.span)
                 return _KeyKind("integer", low=low, high=high)
             return _KeyKind("number", low=low, high=high)
         name = t.name if isinstance(t, s.NamedType) else spec.name
@@ -72,7 +73,7 @@ class TableBuilder:
             return _KeyKind(name)
         domain = self.scope.domain(name)
         if domain is not None:
-            return _KeyKind("enum", domain=domain)
+            return _KeyKind("enum", domain=domain, members=frozenset(domain.members))
         if t is None and free_names:
             return _KeyKind("names")
         self.scope.unknown("key type", name, (t or spec).span,
@@ -82,7 +83,7 @@ class TableBuilder:
     def key_cell(self, kk: _KeyKind, text: str, span: Span, label: str) -> Any:
         """A printed key cell as its matcher: a name, an int, an IntRange or a Band."""
         if kk.kind in ("enum", "names"):
-            if kk.domain is not None and text not in kk.domain.members:
+            if kk.domain is not None and text not in kk.members:
                 self.scope.unknown(kk.domain.name, text, span, list(kk.domain.members))
             return text
         if kk.kind == "integer":
@@ -95,6 +96,8 @@ class TableBuilder:
             if value is None:
                 self.error(f"{text!r} is not a whole number or range like 01-10 for {label}", span)
                 return None
+            if isinstance(value, IntRange):  # kept whole even past the limit: no gap follows
+                self._check_span(text, value.low, value.high, span)
             return value
         band = cells.parse_band(text)
         if band is None:
@@ -102,15 +105,28 @@ class TableBuilder:
                        span)
         return band
 
+    def _check_span(self, text: str, low: int, high: int, span: Span) -> None:
+        """A range key holds at most key_span numbers (lookups never expand a range, but a
+        sheet or a tool listing its values would)."""
+        limit = self.scope.limits.key_span
+        if high - low + 1 > limit:
+            self.error(f"{text} holds {high - low + 1} numbers; a range key may hold at most "
+                       f"{limit} {Limits.hint('key_span')}", span)
+
     # -- the table -------------------------------------------------------------------------
     def build(self) -> TableInfo | None:
         decl = self.decl
-        lines = [r for r in decl.rows if not set(r.text.replace("|", "").strip()) <= set("-: ")]
+        lines = self._printed_rows()
+        if lines is None:
+            return None
         if len(lines) < 2:
             self.error(f"table {decl.name} needs a header row and at least one row", decl.span)
             return None
+        width = _width(lines[0])
+        if not self._within_cells(width, lines):
+            return None
         header = self.split(lines[0])
-        body = [(row, self.split(row)) for row in lines[1:]]
+        body = self._body(lines[1:], width)
         options = {o.name: o.value for o in decl.options}
         for o in decl.options:
             if o.name != "blank" or o.value not in ("above", "empty"):
@@ -119,6 +135,43 @@ class TableBuilder:
         if decl.cell_type is None or len(decl.keys) == 1:
             return self._record(header, body, options)
         return self._grid(header, body, options)
+
+    def _printed_rows(self) -> list[s.RowLine] | None:
+        """The header and rows, dashed rules left out; None (and an error) past table_rows,
+        found before any cell is read."""
+        limit = self.scope.limits.table_rows
+        printed = (r for r in self.decl.rows
+                   if not set(r.text.replace("|", "").strip()) <= set("-: "))
+        lines = list(itertools.islice(printed, limit + 2))
+        if len(lines) <= limit + 1:
+            return lines
+        self.error(f"table {self.decl.name} has more than {limit} rows "
+                   f"{Limits.hint('table_rows')}", lines[-1].span)
+        return None
+
+    def _within_cells(self, width: int, lines: list[s.RowLine]) -> bool:
+        """Rows times the header's cells stay within table_cells (an error on the first row
+        past it otherwise)."""
+        limit = self.scope.limits.table_cells
+        rows = len(lines) - 1
+        if width * rows <= limit:
+            return True
+        first_over = lines[limit // width + 1]
+        self.error(f"table {self.decl.name} has {rows} rows of {width} cells, more than {limit} "
+                   f"cells {Limits.hint('table_cells')}", first_over.span)
+        return False
+
+    def _body(self, rows: list[s.RowLine], width: int) -> list[tuple[s.RowLine, Any]]:
+        """Each row with its cells; a row not as wide as the header is reported, not read."""
+        body = []
+        for row in rows:
+            if _width(row) == width:
+                body.append((row, self.split(row)))
+                continue
+            if not row.closed:
+                self.error("a table row ends with |", _end_of(row))
+            self.error(f"this row has {_width(row)} cells; the header has {width}", row.span)
+        return body
 
     def _record(self, header: list[tuple[str, Span]], body: list[Any],
                 options: dict[str, str]) -> TableInfo | None:
@@ -129,10 +182,11 @@ class TableBuilder:
         if not fields:
             self.error(f"table {decl.name} has no columns after its key column(s)", decl.span)
             return None
+        named: set[str] = set()
         for i, f in enumerate(fields):
-            if f in fields[:i]:
+            if f in named:
                 self.error(f"column {f!r} appears twice", header[nkeys + i][1])
-        width = len(header)
+            named.add(f)
         rows: list[Row] = []
         parsed: list[tuple[tuple[Any, ...], list[Any]]] = []
         column_kinds: list[set[str]] = [set() for _ in fields]
@@ -143,9 +197,6 @@ class TableBuilder:
             return None
         spans: list[tuple[Span, ...]] = []
         for row, cells_ in body:
-            if len(cells_) != width:
-                self.error(f"this row has {len(cells_)} cells; the header has {width}", row.span)
-                continue
             matchers = tuple(self.key_cell(kk, text, span, spec.name)
                              for kk, spec, (text, span) in zip(kinds, decl.keys, cells_))
             values = []
@@ -210,10 +261,6 @@ class TableBuilder:
                      fill=options.get("blank") == "above")
         rows: list[Row] = []
         for row, cells_ in body:
-            if len(cells_) != len(header):
-                self.error(f"this row has {len(cells_)} cells; the header has {len(header)}",
-                           row.span)
-                continue
             side, printed_cells = cells_[:nrow], cells_[nrow:]
             if inverted:
                 result = parse_value(*side[0])
@@ -284,6 +331,7 @@ class TableBuilder:
             return T("record", fields=tuple((f, NUM) for f in fields)), parse_record
         assert isinstance(ct, str)
         domain = self.scope.domain(ct)
+        members = frozenset(domain.members) if domain is not None else frozenset()
         if ct not in ("integer", "number", "dice", "name") and domain is None:
             self.scope.unknown("cell type", ct, self.decl.span,
                                ["integer", "number", "dice", "name", *self.scope.enums])
@@ -303,7 +351,7 @@ class TableBuilder:
                 if dice is None:
                     self.error(f"{text!r} is not dice like 2d4+12", span)
                 return dice
-            if domain is not None and text not in domain.members:
+            if domain is not None and text not in members:
                 self.scope.unknown(domain.name, text, span, list(domain.members))
             return text
 
@@ -377,6 +425,15 @@ class _Grid:
             self.values.append(result)
             self.spans.append(tuple(where))
         return matcher
+
+
+def _width(row: s.RowLine) -> int:
+    """How many cells a row has, counted without reading them."""
+    return row.text.count("|") - (1 if row.closed else 0)
+
+
+def _end_of(row: s.RowLine) -> Span:
+    return Span(row.span.filename, row.span.line, row.span.column + len(row.text))
 
 
 def _unset(**_: Any) -> Any:

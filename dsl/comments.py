@@ -47,6 +47,9 @@ def strip_comments(source: str) -> tuple[str, list[Comment]]:
 def _comment_start(line: str) -> int | None:
     start = 0
     if line.lstrip().startswith("|"):
+        cell = _comment_cell(line)
+        if cell is not None:
+            return cell
         start = line.rfind("|")  # a table row: `#` between its bars is cell text (`No #1`)
     quoted = False
     for i, ch in enumerate(line[start:], start):
@@ -54,6 +57,18 @@ def _comment_start(line: str) -> int | None:
             quoted = not quoted
         elif ch == "#" and not quoted:
             return i
+    return None
+
+
+def _comment_cell(line: str) -> int | None:
+    """In a row that does not end with a bar, a `#` opening a cell starts a comment, even one
+    holding a bar (`| 1 | Bruise | # a note | here`); in a closed row (`| # |`) it is text."""
+    if line.rstrip().endswith("|"):
+        return None
+    for bar in (i for i, ch in enumerate(line) if ch == "|"):
+        after = len(line) - len(line[bar + 1:].lstrip(" \t"))
+        if line.startswith("#", after):
+            return after
     return None
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from rulecraft.runtime.errors import RuleSyntaxError, Span
+
+from .checks import describe, name_problem
 
 _WORDS = {
     "_NL": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of a block",
@@ -52,48 +56,101 @@ def syntax_error(lark: Lark, err: UnexpectedInput, text: str, source: str, filen
         column += column_offset
     width = 1
     if isinstance(err, UnexpectedToken):
-        token = err.token
-        if token.type in ("_INDENT", "_DEDENT") and token.end_line:
-            # Lark dates an indentation change from the newline before it: point at the line.
-            line, column = token.end_line + line_offset, token.end_column or 1
-        start = token.start_pos
-        word = _word_at(text, start, str(token)) if start is not None else str(token)
-        if _empty_block(text, err.line or 0):
-            message = "the lines of a block go indented under the line ending in ':' above"
-        elif _indented_declaration(text, err.line or 0):
-            message = ("a declaration (rulebook, enum, table, formula, combatant, procedure) "
-                       "starts at the beginning of its line, without indentation")
-            column, width = 1, 1
-        elif token.type in _UNEXPECTED:
-            said = _UNEXPECTED[token.type]
-            if rule == "expr":
-                said = "the expression ends too early"
-            message = f"{said}; expected {_describe(lark, err.expected)}"
-        else:
-            message = f"unexpected {word!r}; expected {_describe(lark, err.expected)}"
-        width = max(1, len(word)) if not token.type.startswith("_") else 1
-        opened = _unclosed(text, token.start_pos or 0)
-        if opened is not None:
-            bracket, at_line, at_column = opened
-            closer = ")" if bracket == "(" else "]"
-            if at_line + line_offset < line:  # point where the author forgot, as Python does
-                message = (f'this "{bracket}" is never closed with "{closer}" (line '
-                           f"{line} goes on with {word!r})")
-                line, column, width = at_line + line_offset, at_column, 1
-            else:
-                message += f' (the "{bracket}" at column {at_column} is not closed yet)'
+        message, line, column, width = _unexpected_token(lark, err, text, line, column,
+                                                         line_offset, column_offset, rule)
     elif isinstance(err, UnexpectedCharacters):
         position = err.pos_in_stream or 0
         char = text[position] if position < len(text) else ""
         message = f"unexpected character {char!r}"
         if char == "'":
             message += ' (texts are written in double quotes: "like this")'
+        elif char == '"':
+            message = _UNCLOSED_TEXT
+        elif unicodedata.category(char).startswith("M"):
+            message = _combining_mark(text, position)
     elif isinstance(err, UnexpectedEOF):
         message = f"the {'expression' if rule == 'expr' else 'file'} ends too early; expected " \
             f"{_describe(lark, set(err.expected))}"
     else:
         message = "the rule text does not follow the language"
     return RuleSyntaxError(message, Span(filename, line, column, line, column + width), source)
+
+
+def _unexpected_token(lark: Lark, err: UnexpectedToken, text: str, line: int, column: int,
+                      line_offset: int, column_offset: int,
+                      rule: str) -> tuple[str, int, int, int]:
+    """The message for a token the grammar does not allow here, and where to point."""
+    token = err.token
+    if token.type in ("_INDENT", "_DEDENT") and token.end_line:
+        # Lark dates an indentation change from the newline before it: point at the line.
+        line, column = token.end_line + line_offset, token.end_column or 1
+    start = token.start_pos
+    word = _word_at(text, start, str(token)) if start is not None else str(token)
+    opening = _unclosed_quote(text, start or 0)
+    if opening is not None:  # point at the quote that opens the text, as for a lone quote
+        column = opening - (text.rfind("\n", 0, opening) + 1) + 1
+        return _UNCLOSED_TEXT, line, column + (column_offset if err.line == 1 else 0), 1
+    width = max(1, len(word)) if not token.type.startswith("_") else 1
+    if _empty_block(text, err.line or 0):
+        message = "the lines of a block go indented under the line ending in ':' above"
+    elif _indented_declaration(text, err.line or 0):
+        message = ("a declaration (rulebook, enum, table, formula, combatant, procedure) "
+                   "starts at the beginning of its line, without indentation")
+        column, width = 1, 1
+    elif token.type in _UNEXPECTED:
+        said = _UNEXPECTED[token.type]
+        if rule == "expr":
+            said = "the expression ends too early"
+        message = f"{said}; expected {_describe(lark, err.expected)}"
+    else:
+        message = f"unexpected {word!r}; expected {_describe(lark, err.expected)}"
+    opened = _unclosed(text, token.start_pos or 0)
+    if opened is not None:
+        bracket, at_line, at_column = opened
+        closer = ")" if bracket == "(" else "]"
+        if at_line + line_offset < line:  # point where the author forgot, as Python does
+            message = (f'this "{bracket}" is never closed with "{closer}" (line '
+                       f"{line} goes on with {word!r})")
+            line, column, width = at_line + line_offset, at_column, 1
+        else:
+            message += f' (the "{bracket}" at column {at_column} is not closed yet)'
+    return message, line, column, width
+
+
+def _combining_mark(text: str, position: int) -> str:
+    """A name written with a separate accent (`e` + U+0301), as some editors and file systems
+    decompose it: the precomposed spelling when there is one."""
+    def in_word(ch: str) -> bool:
+        return ch.isalnum() or ch == "_" or unicodedata.category(ch).startswith("M")
+
+    start, end = position, position
+    while start > 0 and in_word(text[start - 1]):
+        start -= 1
+    while end < len(text) and in_word(text[end]):
+        end += 1
+    word = text[start:end]
+    composed = unicodedata.normalize("NFC", word)
+    mark = describe(text[position])
+    if composed != word and name_problem(composed) is None:
+        return (f"{word!r} is written with a separate accent, {mark}: write it with the "
+                f"accented letter, as {composed!r}")
+    return f"unexpected character {mark}: a name cannot hold a combining mark"
+
+
+_UNCLOSED_TEXT = 'this quoted text is never closed: end it with " on the same line'
+
+
+def _unclosed_quote(text: str, position: int) -> int | None:
+    """Where a text opens that the lexer closed with the next text's opening quote: a word
+    stuck to a closing quote on a line of unpaired quotes (`"L Wound, Wound, "S Wound"`)."""
+    if position < 2 or text[position - 1] != '"':
+        return None
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    if text.count('"', start, end if end >= 0 else len(text)) % 2 == 0:
+        return None
+    opening = text.rfind('"', start, position - 1)
+    return opening if opening >= 0 else None
 
 
 def _word_at(text: str, start: int, token: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import syntax as s
+from .checks import name_problem
 
 INDENT = "  "
 WIDTH = 100  # an outcome's values go one per line past this
@@ -39,7 +40,8 @@ def _comments(comments: tuple[str, ...], depth: int) -> list[str]:
 
 def _name(text: str) -> str:
     """A member or title word, quoted when it is not a plain name."""
-    return text if _NAME.match(text) and text not in _KEYWORDS else f'"{text}"'
+    bare = _NAME.match(text) and text not in _KEYWORDS and name_problem(text) is None
+    return text if bare else f'"{text}"'
 
 
 def _title(title: str | None) -> str:

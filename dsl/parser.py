@@ -6,14 +6,16 @@ from functools import lru_cache
 from typing import Any
 
 import attrs
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedInput
 from lark.indenter import DedentError, Indenter
+from lark.visitors import Transformer_NonRecursive
 
 from rulecraft.runtime.errors import RuleSyntaxError, Span
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from . import syntax as s
+from .checks import Place, check_size, check_tree
 from .comments import CommentPool, strip_comments
 from .errors import syntax_error
 
@@ -59,11 +61,14 @@ def _lark() -> Lark:
 
 def parse(source: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> s.File:
     """Parse a whole rule file. Raises RuleSyntaxError with file, line, column and caret."""
+    place = Place(filename)
+    check_size(source, place, source, limits, "rule file")
     text, comments = strip_comments(source)
     if not text.endswith("\n"):
         text += "\n"
     tree = _parse_tree(text, source, filename, "start")
-    builder = _Builder(filename, CommentPool(comments))
+    check_tree(tree, place, source, limits)
+    builder = _Builder(place, CommentPool(comments))
     declarations = builder.transform(tree)
     declarations, rest = _adopt(declarations, builder.pool.left())
     return s.File(filename, source, tuple(declarations), rest)
@@ -84,12 +89,15 @@ def _adopt(declarations: list[Any], left: list[tuple[int, str]]) -> tuple[list[A
 
 
 def parse_expression(text: str, filename: str = "<expression>", line: int = 1,
-                     column: int = 1, source: str | None = None) -> s.Expr:
+                     column: int = 1, source: str | None = None,
+                     limits: Limits = DEFAULT_LIMITS) -> s.Expr:
     """Parse one expression (a table's `= …` cell, or `rulecraft eval`), offset to where it sits."""
-    tree = _parse_tree(text, source if source is not None else text, filename, "expr",
-                       line - 1, column - 1)
-    builder = _Builder(filename, CommentPool([]), line - 1, column - 1)
-    result: s.Expr = builder.transform(tree)
+    place = Place(filename, line - 1, column - 1)
+    shown = source if source is not None else text
+    check_size(text, place, shown, limits, "expression")
+    tree = _parse_tree(text, shown, filename, "expr", line - 1, column - 1)
+    check_tree(tree, place, shown, limits)
+    result: s.Expr = _Builder(place, CommentPool([])).transform(tree)
     return result
 
 
@@ -112,37 +120,19 @@ def _unquote(token: Token | None) -> str | None:
 
 
 @v_args(meta=True)
-class _Builder(Transformer):
-    """Turn Lark's parse tree into syntax nodes; methods are named after grammar rules."""
+class _Builder(Transformer_NonRecursive):
+    """Turn Lark's parse tree into syntax nodes; methods are named after grammar rules.
+    Non-recursive: check_tree has bounded the nesting, but the stack is not the place to pay it."""
 
-    def __init__(self, filename: str, pool: CommentPool, line_offset: int = 0,
-                 column_offset: int = 0) -> None:
+    def __init__(self, place: Place, pool: CommentPool) -> None:
         super().__init__()
-        self.filename = filename
+        self.place = place
         self.pool = pool
-        self.line_offset = line_offset
-        self.column_offset = column_offset
-
-    # -- spans --------------------------------------------------------------------------------
-    def _span(self, meta: Any) -> Span:
-        if getattr(meta, "empty", False):
-            return Span(self.filename, 1 + self.line_offset, 1 + self.column_offset)
-        col_shift = self.column_offset if meta.line == 1 else 0
-        end_shift = self.column_offset if meta.end_line == 1 else 0
-        return Span(self.filename, meta.line + self.line_offset, meta.column + col_shift,
-                    meta.end_line + self.line_offset, meta.end_column + end_shift,
-                    meta.start_pos, meta.end_pos)
-
-    def _tspan(self, tok: Token) -> Span:
-        line, column = tok.line or 1, tok.column or 1
-        col_shift = self.column_offset if line == 1 else 0
-        return Span(self.filename, line + self.line_offset, column + col_shift,
-                    (tok.end_line or line) + self.line_offset,
-                    (tok.end_column or column) + col_shift, tok.start_pos or 0,
-                    tok.end_pos or 0)
+        self._span = place.of_meta
+        self._tspan = place.of_token
 
     def _claim(self, span: Span) -> tuple[str, ...]:
-        return self.pool.claim(span.line - self.line_offset)
+        return self.pool.claim(span.line - self.place.line_offset)
 
     # -- file and declarations -----------------------------------------------------------------
     def start(self, meta: Any, children: list[Any]) -> list[Any]:

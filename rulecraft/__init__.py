@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path as _Path
+
+# Run from a checkout's root (where the README leaves a new user), this folder shadows the
+# installed package, and the stage folders beside it (dsl/, compiler/, runtime/, rulebooks/) are
+# its subpackages: look for them there, as an editable install would.
+_ROOT = _Path(__file__).resolve().parent.parent
+if (_ROOT / "pyproject.toml").is_file() and (_ROOT / "runtime" / "__init__.py").is_file():
+    __path__.append(str(_ROOT))  # noqa: F821 - a package's own search path
+
 from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
@@ -10,7 +19,17 @@ from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, R
                                       UnknownNameError, UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
 
-from .api import builtin_rulebooks, compile, evaluate, format_rules, load
+_FACADE = ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load")
+
+
+def __getattr__(name: str) -> object:
+    """The façade's functions, imported when first used: a program that only plays a compiled
+    rulebook (rulecraft.runtime) never loads the parser or the compiler."""
+    if name in _FACADE:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'rulecraft' has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_LIMITS", "Limits",

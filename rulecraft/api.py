@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from importlib import resources
-from pathlib import Path
 from typing import Any
+
+import attrs
 
 from rulecraft.compiler.build import compile_file
 from rulecraft.compiler.evaluate import evaluate_in
 from rulecraft.dsl.formatter import format_file
 from rulecraft.dsl.parser import parse
-from rulecraft.runtime.errors import UnknownRulebookError
+from rulecraft.dsl.syntax import RowLine
+from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownRulebookError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
 
@@ -31,6 +35,11 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
     if not isinstance(text, str):
         raise UnknownRulebookError(f"rule text is a str, not {type(text).__name__}; read a file "
                                    "with rulecraft.load(path)")
+    if isinstance(filename, os.PathLike):
+        filename = os.fsdecode(filename)
+    if not isinstance(filename, str):
+        raise RuleTypeError(f"a file name is a str, not {type(filename).__name__}")
+    _check_limits(limits)
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
     key = (filename, text, limits)
     if key in _cache:
@@ -42,41 +51,153 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
     return _cache[key]
 
 
-def load(name_or_path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Rulebook:
+def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> Rulebook:
     """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
-    text, filename = _read(name_or_path)
+    _check_limits(limits)
+    text, filename = _read(name_or_path, limits)
     return compile(text, filename, limits)
 
 
-def format_rules(text: str, filename: str = "<rules>") -> str:
-    """Rule text in the canonical layout, comments kept (RulecraftError if it does not parse)."""
-    return format_file(parse(text, filename))
+def format_rules(text: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> str:
+    """Rule text in the canonical layout, comments kept (RulecraftError if it does not parse).
+
+    The result is read back and must say what the text said: should the formatter ever change
+    a rule, this raises rather than hand back the changed text."""
+    if not isinstance(text, str):
+        raise RuleTypeError(f"rule text is a str, not {type(text).__name__}")
+    tree = parse(text, filename, limits)
+    formatted = format_file(tree)
+    again = parse(formatted, filename, limits)
+    if _shape((again.declarations, again.trailing_comments)) != \
+            _shape((tree.declarations, tree.trailing_comments)):
+        raise RulecraftError(f"{filename}: formatting would change what the file says, so it is "
+                             "left as it is (a bug in rulecraft's formatter; please report it)")
+    return formatted
 
 
-def evaluate(rulebook: Rulebook, expression: str) -> Any:
+def evaluate(rulebook: Rulebook, expression: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Evaluate an expression of the language (a formula call, a table lookup) in a rulebook."""
-    return evaluate_in(rulebook, expression)
+    if not isinstance(rulebook, Rulebook):
+        raise RuleTypeError("evaluate needs a Rulebook from rulecraft.load or rulecraft.compile, "
+                            f"not {type(rulebook).__name__}")
+    if not isinstance(expression, str):
+        raise RuleTypeError("an expression is text (a str) such as 'wounds[5, \"Head\"]', "
+                            f"not {type(expression).__name__}")
+    return evaluate_in(rulebook, expression, limits)
 
 
-def _read(name_or_path: str | Path) -> tuple[str, str]:
-    name = str(name_or_path)
+def read_rule_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> str:
+    """The text of a rule file, UTF-8 with any byte-order mark dropped and line ends as `\\n`
+    (UnknownRulebookError if it cannot be read, is not text or is over `limits.source_bytes`)."""
+    name = os.fsdecode(path)
+    try:
+        data = read_bounded(name, limits.source_bytes, "source_bytes")
+    except ValueError as err:
+        raise UnknownRulebookError(f"cannot read {shown(name)}: {err}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
+    try:
+        return _lines(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        # Point at the first byte that is not UTF-8, in the text as an editor would show it.
+        before = _lines(data[:err.start].decode("utf-8", "replace"))
+        line = before.count("\n") + 1
+        column = len(before) - before.rfind("\n")
+        raise UnknownRulebookError(
+            f"cannot read {shown(name)}: it is not UTF-8 text (byte {data[err.start]:#04x} "
+            "here); save it as UTF-8", Span(name, line, column),
+            _lines(data.decode("utf-8", "replace"))) from None
+
+
+def _lines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as Python's text files read it
+
+
+def read_bounded(name: str, limit: int, limit_name: str) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, or ValueError saying why not.
+
+    Rule and combatant files are untrusted: a FIFO, a device (`/dev/zero`) or a folder is refused
+    before a byte is read (opened without blocking, so a FIFO with no writer cannot hang us), and
+    reading stops one byte past the limit: an oversized file is never read whole."""
+    if "\0" in name:
+        raise ValueError("a file name cannot hold a NUL character")
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as err:
+        raise ValueError((err.strerror or str(err)).lower()) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ValueError("it is a folder; give a file inside it")
+        if not stat.S_ISREG(mode):
+            raise ValueError("it is not a regular file")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as err:
+        raise ValueError((err.strerror or str(err)).lower()) from None
+    finally:
+        os.close(fd)
+    if left <= 0:
+        raise ValueError(f"it is larger than {limit} bytes {Limits.hint(limit_name)}")
+    return b"".join(chunks)
+
+
+def shown(name: str) -> str:
+    """A file name for a message: as typed, unless it is too long or holds control characters."""
+    if len(name) > 200:
+        return repr(name[:120]) + f"… ({len(name)} characters)"
+    if not name.isprintable():
+        return repr(name)
+    return name
+
+
+def _read(name_or_path: object, limits: Limits) -> tuple[str, str]:
+    if isinstance(name_or_path, os.PathLike):
+        name_or_path = os.fspath(name_or_path)
+    if not isinstance(name_or_path, str):
+        raise UnknownRulebookError(
+            "a rulebook is named by text: a built-in name such as 'ringing_steel' or the path of "
+            f"a .rules file (a str or a pathlib.Path), not {type(name_or_path).__name__}")
+    name = name_or_path
     if name in builtin_rulebooks():
         resource = resources.files("rulecraft.rulebooks") / f"{name}.rules"
         return resource.read_text(encoding="utf-8"), f"{name}.rules"
-    path = Path(name)
-    if path.is_dir():
-        raise UnknownRulebookError(f"{name} is a folder; give a .rules file inside it")
-    if path.is_file():
-        try:
-            return path.read_text(encoding="utf-8-sig"), str(path)
-        except (OSError, UnicodeDecodeError) as err:
-            raise UnknownRulebookError(f"cannot read {name}: {err}") from None
-    close = difflib.get_close_matches(name, builtin_rulebooks(), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise UnknownRulebookError(
-        f"no rulebook called {name!r}: not a built-in ({', '.join(builtin_rulebooks())}) "
-        f"and no such file{hint}"
-    )
+    try:
+        os.stat(name)
+    except FileNotFoundError:
+        close = difflib.get_close_matches(name, builtin_rulebooks(), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        called = repr(name) if len(name) <= 200 else shown(name)
+        raise UnknownRulebookError(
+            f"no rulebook called {called}: not a built-in "
+            f"({', '.join(builtin_rulebooks())}) and no such file{hint}") from None
+    except (OSError, ValueError):
+        pass  # read_rule_file says what is wrong: a NUL in the name, a name too long, a loop
+    return read_rule_file(name, limits), name
+
+
+def _check_limits(limits: object) -> None:
+    if not isinstance(limits, Limits):
+        raise RuleTypeError(f"limits are a rulecraft.Limits, such as Limits(enumeration_paths="
+                            f"2000000), not {type(limits).__name__}")
+
+
+def _shape(node: object) -> object:
+    """A syntax tree without its spans (a table row as its cells): what a rule file says."""
+    if isinstance(node, RowLine):
+        return ("row", tuple(text for text, _ in node.cells()), node.comments)
+    if attrs.has(type(node)):
+        return (type(node).__name__,) + tuple(
+            _shape(getattr(node, f.name)) for f in attrs.fields(type(node))
+            if not f.name.endswith("span"))
+    if isinstance(node, tuple):
+        return tuple(_shape(item) for item in node)
+    return node
 
 
 __all__ = ["builtin_rulebooks", "compile", "evaluate", "format_rules", "load"]

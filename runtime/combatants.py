@@ -101,6 +101,8 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
         got = _shown(value)
         if isinstance(value, str) and kind in ("integer", "number"):
             got = f"the text {value!r} (write numbers without quotes)"
+            if value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                got = f"{value!r}, which is not a number a rule can use"
         raise RangeError(f"{name} must be {vt.describe()}; got {got}", span, source)
     return value
 

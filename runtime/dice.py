@@ -5,19 +5,20 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import threading
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from functools import lru_cache
+from operator import add, mul
 from typing import Any, Callable, Protocol, TypeVar
 
 import attrs
 
-from .errors import DiceError
+from .errors import DiceError, RangeError
 from .limits import DEFAULT_LIMITS, Limits
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class DiceTerm:
     """`count` dice of `sides` faces, optionally keeping or dropping the highest or lowest few."""
 
@@ -47,7 +48,7 @@ class DiceTerm:
         return ordered[n:]
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Dice:
     """A dice expression as a value: terms plus a constant, e.g. `2d4+12` or `d10 - skill`."""
 
@@ -66,6 +67,9 @@ class Dice:
 
     def clamped(self, at_least: Any = None, at_most: Any = None) -> Dice:
         """This roll with a floor or a ceiling on its total."""
+        for bound in (at_least, at_most):
+            if bound is not None:
+                _finite(bound, f"a bound on {self}")
         low = self.at_least if at_least is None else (
             at_least if self.at_least is None else max(at_least, self.at_least))
         high = self.at_most if at_most is None else (
@@ -99,6 +103,7 @@ class Dice:
 
     def __add__(self, other: object) -> Dice:
         if isinstance(other, (int, Decimal)) and not isinstance(other, bool):
+            _finite(other, f"a number added to {self}")
             # max(1, X) + c is max(1 + c, X + c): a bound moves with the constant.
             return Dice(self.terms, self.constant + other,
                         None if self.at_least is None else self.at_least + other,
@@ -166,66 +171,198 @@ class Dice:
 
     def distribution(self, limits: Limits = DEFAULT_LIMITS) -> tuple[tuple[Any, Fraction], ...]:
         """Every total with its exact probability, lowest total first."""
+        return self.counts(limits).fractions()
+
+    def counts(self, limits: Limits = DEFAULT_LIMITS) -> Counts:
+        """Every total with the number of equally likely ways to roll it (exact, cached)."""
         self.check(limits)
-        work = sum(t.count * t.sides * t.count * t.sides for t in self.terms if t.keep is None)
+        work = self._work()
         if work > limits.distribution_work:
-            raise DiceError(f"{self} is too large to work out exactly (the distribution_work "
-                            f"limit); roll it with a seed instead")
-        return _distribution(self, limits.keep_drop_outcomes)
+            raise DiceError(f"{self} is too large to work out exactly: it needs {work} of "
+                            f"distribution_work, the limit is {limits.distribution_work} "
+                            f"{Limits.hint('distribution_work')}; roll it with a seed instead")
+        return _cached_counts(self, limits.keep_drop_outcomes)
+
+    def _work(self) -> int:
+        # Each term counts as (dice × sides)², what one convolution per die cost, so the default
+        # refuses what it always refused (the counting below does far less); joining terms of
+        # different dice costs the product of their numbers of totals.
+        work = sum((t.count * t.sides) ** 2 for t in self.terms if t.keep is None)
+        width = 1
+        for term_width in _term_widths(self.terms):
+            work += width * term_width if width > 1 and term_width > 1 else 0
+            width += term_width - 1
+        return work
 
 
 _CHECKED: set[tuple[Dice, Limits]] = set()
 
 
-def dice(count: int, sides: int) -> Dice:
+def _whole(value: Any) -> bool:
+    return type(value) is int or (type(value) is Decimal and value.is_finite()
+                                  and value == value.to_integral_value())
+
+
+def _finite(value: Any, what: str) -> None:
+    if type(value) is Decimal and not value.is_finite():
+        raise DiceError(f"{what} is {value}, not a number dice can use")
+
+
+def dice(count: Any, sides: Any) -> Dice:
     """`dice(n, s)` in a rule: n dice of s sides, for counts computed at play time."""
+    if not (_whole(count) and _whole(sides)):  # never nan, infinity or a fraction of a die
+        raise DiceError(f"dice({count}, {sides}) needs whole numbers of dice and sides")
+    count, sides = int(count), int(sides)
     if count < 0:
         raise DiceError(f"cannot roll {count} dice")
     return Dice((DiceTerm(count, sides),)) if count else Dice(())
 
 
-@lru_cache(maxsize=512)
-def _distribution(d: Dice, keep_drop_outcomes: int) -> tuple[tuple[Any, Fraction], ...]:
-    # Counts of equally likely face combinations, as integers (fast), divided out at the end.
-    counts: dict[Any, int] = {d.constant: 1}
-    ways = 1
-    for term in d.terms:
-        term_counts = _term_counts(term, keep_drop_outcomes)
-        counts = _convolve(counts, term_counts, term.sign)
-        ways *= term.sides ** term.count
+class Counts:
+    """A roll's exact distribution as integers: each total and how many of `ways` give it."""
+
+    __slots__ = ("totals", "counts", "ways", "cost", "_fractions")
+
+    def __init__(self, totals: tuple[Any, ...], counts: tuple[int, ...], ways: int,
+                 cost: int) -> None:
+        self.totals = totals
+        self.counts = counts
+        self.ways = ways
+        self.cost = cost  # big-integer operations it took; an enumeration is charged for them
+        self._fractions: tuple[tuple[Any, Fraction], ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.totals)
+
+    def fractions(self) -> tuple[tuple[Any, Fraction], ...]:
+        """(total, probability) pairs; equal counts (mirrored totals) share one Fraction."""
+        if self._fractions is None:
+            made: dict[int, Fraction] = {}
+            for n in self.counts:
+                if n not in made:
+                    made[n] = Fraction(n, self.ways)
+            self._fractions = tuple((t, made[n]) for t, n in zip(self.totals, self.counts))
+        return self._fractions
+
+
+# Distributions are cached by size, not by number: one 200d150 holds 29,801 big integers.
+_CACHE: dict[tuple[Dice, int], Counts] = {}
+_CACHE_BUDGET = 600_000  # totals held across cached distributions
+_CACHE_LOCK = threading.Lock()
+_cache_held = 0
+
+
+def _cached_counts(d: Dice, keep_drop_outcomes: int) -> Counts:
+    global _cache_held
+    key = (d, keep_drop_outcomes)
+    with _CACHE_LOCK:
+        found = _CACHE.pop(key, None)  # taken out and put back: the dict keeps the latest last
+        if found is not None:
+            _CACHE[key] = found
+            return found
+    found = _count(d, keep_drop_outcomes)
+    with _CACHE_LOCK:
+        if key not in _CACHE:
+            _cache_held += len(found)
+        _CACHE[key] = found
+        while _cache_held > _CACHE_BUDGET and len(_CACHE) > 1:
+            _cache_held -= len(_CACHE.pop(next(iter(_CACHE))))
+    return found
+
+
+def _count(d: Dice, keep_drop_outcomes: int) -> Counts:
+    # Terms of the same die and sign are one term (d6 + 2d6 is 3d6); the rest are convolved.
+    low, counts, cost = 0, [1], 0
+    for term in _merged(d.terms):
+        term_low, term_counts, term_cost = _term_counts(term, keep_drop_outcomes)
+        if term.sign < 0:
+            term_low, term_counts = -(term_low + len(term_counts) - 1), term_counts[::-1]
+        cost += term_cost + (len(counts) * len(term_counts) if len(counts) > 1 else 0)
+        low, counts = low + term_low, _convolve(counts, term_counts)
+    ways = math.prod(t.sides**t.count for t in d.terms)
+    if not d._bounded:
+        pairs = [(d.constant + (low + i), n) for i, n in enumerate(counts) if n]
+        return Counts(tuple(t for t, _ in pairs), tuple(n for _, n in pairs), ways,
+                      cost + len(pairs))
     clamped: dict[Any, int] = {}
-    for total, n in counts.items():
-        key = d._clamp(total)
-        clamped[key] = clamped.get(key, 0) + n
-    return tuple((total, Fraction(n, ways)) for total, n in sorted(clamped.items()))
+    for i, n in enumerate(counts):
+        if n:
+            key = d._clamp(d.constant + (low + i))
+            clamped[key] = clamped.get(key, 0) + n
+    totals = sorted(clamped)
+    return Counts(tuple(totals), tuple(clamped[t] for t in totals), ways, cost + len(totals))
 
 
-def _term_counts(term: DiceTerm, keep_drop_outcomes: int) -> dict[int, int]:
-    """How many face combinations give each total of one term."""
-    if term.keep is None:
-        single = {face: 1 for face in range(1, term.sides + 1)}
-        out: dict[int, int] = {0: 1}
-        for _ in range(term.count):
-            out = _convolve(out, single, 1)
-        return out
-    if term.sides**term.count > keep_drop_outcomes:
-        raise DiceError(
-            f"{term} has {term.sides ** term.count} outcomes to enumerate; "
-            f"the limit is {keep_drop_outcomes}"
-        )
-    out = {}
-    for faces in itertools.product(range(1, term.sides + 1), repeat=term.count):
-        total = sum(term.kept(faces))
-        out[total] = out.get(total, 0) + 1
+def _merged(terms: tuple[DiceTerm, ...]) -> list[DiceTerm]:
+    plain: dict[tuple[int, int], int] = {}
+    kept: list[DiceTerm] = []
+    for term in terms:
+        if term.keep is None:
+            plain[term.sides, term.sign] = plain.get((term.sides, term.sign), 0) + term.count
+        else:
+            kept.append(term)
+    return [DiceTerm(n, sides, sign=sign) for (sides, sign), n in plain.items()] + kept
+
+
+def _term_widths(terms: tuple[DiceTerm, ...]) -> list[int]:
+    """How many totals each (merged) term can show."""
+    out = []
+    for term in _merged(terms):
+        shown = term.count if term.keep is None else len(term.kept([1] * term.count))
+        out.append(shown * (term.sides - 1) + 1)
     return out
 
 
-def _convolve(a: dict[Any, int], b: dict[Any, int], sign: int) -> dict[Any, int]:
-    out: dict[Any, int] = {}
-    for x, nx in a.items():
-        for y, ny in b.items():
-            key = x + sign * y
-            out[key] = out.get(key, 0) + nx * ny
+def _term_counts(term: DiceTerm, keep_drop_outcomes: int) -> tuple[int, list[int], int]:
+    """The lowest total of one term, how many face combinations give each total, and the cost."""
+    if term.keep is None:
+        counts, cost = _plain_counts(term.count, term.sides)
+        return term.count, counts, cost
+    if term.sides**term.count > keep_drop_outcomes:
+        raise DiceError(
+            f"{term} has {term.sides ** term.count} outcomes to enumerate; "
+            f"the limit is {keep_drop_outcomes} {Limits.hint('keep_drop_outcomes')}"
+        )
+    out: dict[int, int] = {}
+    for faces in itertools.product(range(1, term.sides + 1), repeat=term.count):
+        total = sum(term.kept(faces))
+        out[total] = out.get(total, 0) + 1
+    low = min(out)
+    return low, [out.get(t, 0) for t in range(low, max(out) + 1)], term.sides**term.count
+
+
+def _plain_counts(count: int, sides: int) -> tuple[list[int], int]:
+    """Ways to roll each total of `count` dice of `sides` faces (count..count × sides).
+
+    They are the coefficients a[k] of P = U^n, U = 1 + x + … + x^(s-1) = (1 - x^s) / (1 - x).
+    From P' U = n U' P, each follows from three before it, exactly:
+    (k+1) a[k+1] = (k+n) a[k] + (k+1-s-ns) a[k+1-s] + (n(s-1)+s-k) a[k-s].
+    Totals are symmetric about the middle, so only the lower half is worked out.
+    """
+    n, s = count, sides
+    top = n * (s - 1)
+    half = top // 2
+    a = [1] * (half + 1)
+    for k in range(half):
+        ways = (k + n) * a[k]
+        if k + 1 >= s:
+            ways += (k + 1 - s - n * s) * a[k + 1 - s]
+            if k >= s:
+                ways += (n * (s - 1) + s - k) * a[k - s]
+        a[k + 1] = ways // (k + 1)
+    return a + a[: top - half][::-1], 4 * half + 1
+
+
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    if len(a) < len(b):
+        a, b = b, a
+    if len(b) == 1:
+        return list(a) if b[0] == 1 else [n * b[0] for n in a]
+    out = [0] * (len(a) + len(b) - 1)
+    for i, nb in enumerate(b):
+        if nb:
+            end = i + len(a)
+            out[i:end] = map(add, out[i:end], map(mul, a, itertools.repeat(nb)))
     return out
 
 
@@ -241,7 +378,7 @@ class SeededDice:
     def __init__(self, seed: int | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
         self.seed = seed
         self.limits = limits
-        self._random = random.Random(seed)
+        self._random = random.Random(_seed_material(seed))
 
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
         dice.check(self.limits)
@@ -252,6 +389,20 @@ class SeededDice:
             return dice._clamp(dice.terms[0].sign * face + dice.constant), (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
         return dice.total(faces), faces
+
+
+def _seed_material(seed: Any) -> int | bytes | None:
+    """What `random.Random` is seeded with: a seed of 0 or more as itself (as it always was); a
+    negative one as bytes of its own, since Random would take its absolute value (-7 rolling as
+    7). Bytes are hashed with SHA-512, the same in every process."""
+    if seed is None:
+        return None
+    if type(seed) is not int:
+        shown = repr(seed) if len(repr(seed)) <= 40 else f"a {type(seed).__name__}"
+        raise RangeError(f"a seed is a whole number (such as 7 or -7), not {shown}")
+    if seed >= 0:
+        return seed
+    return b"-" + (-seed).to_bytes(((-seed).bit_length() + 7) // 8, "big")
 
 
 class ScriptedDice:
@@ -294,52 +445,156 @@ class ScriptedDice:
 class PathDice:
     """One path through an enumeration: replays chosen totals and records how to branch."""
 
-    def __init__(self, path: list[int], limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, path: list[int], limits: Limits = DEFAULT_LIMITS,
+                 table: _Table | None = None, pick: Callable[[int], int] | None = None) -> None:
         self.path = path
         self.branching: list[int] = []
         self.position = 0
-        self.probability = Fraction(1)
         self.limits = limits
+        self._table = table if table is not None else _Table(limits)
+        self._known = self._table.known
+        self._pick = pick  # how a roll past the end of the path picks: lowest, or at random
+        self.numerator = self.denominator = 1
+
+    @property
+    def probability(self) -> Fraction:
+        return Fraction(self.numerator, self.denominator)
 
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
-        dist = dice.distribution(self.limits)
+        counts = self._known.get(dice)
+        if counts is None:
+            counts = self._table.counts(dice)
+        width = len(counts.totals)
         if self.position == len(self.path):
-            self.path.append(0)
+            self.path.append(0 if self._pick is None else self._pick(width))
         index = self.path[self.position]
-        self.branching.append(len(dist))
+        self.branching.append(width)
         self.position += 1
-        total, probability = dist[index]
-        self.probability *= probability
-        return total, ()
+        self.numerator *= counts.counts[index]
+        self.denominator *= counts.ways
+        return counts.totals[index], ()
+
+
+class _Table:
+    """The distributions one enumeration rolls, each worked out (and charged for) once."""
+
+    def __init__(self, limits: Limits, charge: Callable[[Counts], None] | None = None) -> None:
+        self.limits = limits
+        self.charge = charge
+        self.known: dict[Dice, Counts] = {}
+
+    def counts(self, dice: Dice) -> Counts:
+        found = self.known.get(dice)
+        if found is None:
+            found = dice.counts(self.limits)
+            if self.charge is not None:  # charged even when cached: the same file, the same limit
+                self.charge(found)
+            self.known[dice] = found
+        return found
 
 
 T = TypeVar("T")
 
+_OPERATIONS_PER_STEP = 4  # big-integer operations of a distribution that take as long as a step
 
-def enumerate_paths(
-    run_once: Callable[[PathDice], T], limits: Limits = DEFAULT_LIMITS
-) -> Iterator[tuple[Fraction, T]]:
-    """Run `run_once` once per path of roll totals, yielding each path's exact probability."""
-    path: list[int] = []
-    count = 0
-    while True:
-        count += 1
-        if count > limits.enumeration_paths:
-            raise DiceError(
-                f"enumeration needs more than {limits.enumeration_paths} paths "
-                "(the enumeration_paths limit)"
-            )
-        source = PathDice(path, limits)
-        result = run_once(source)
-        if count == 1 and math.prod(source.branching) > limits.enumeration_paths:
-            # The rolls along one path already make more combinations than the limit allows.
-            raise DiceError(f"enumeration would need about {math.prod(source.branching)} paths; "
-                            f"the enumeration_paths limit is {limits.enumeration_paths}")
-        yield source.probability, result
-        path = source.path[: source.position]
-        branching = source.branching
-        while path and path[-1] + 1 >= branching[len(path) - 1]:
-            path.pop()
-        if not path:
-            return
-        path[-1] += 1
+
+class Enumeration:
+    """Every path of the dice, depth first, refused as soon as the limits are seen to be short.
+
+    Paths run are counted against `enumeration_paths`; steps against `enumeration_work`: what
+    `cost` says each path's result took (for a procedure, its trace entries; without `cost`,
+    its rolls and one), plus the big-integer work of each distribution rolled. Counting alone
+    refuses only once the work is done, so when a path's dice multiply out past a limit, the
+    part of the walk around it is sized from a few random paths (Knuth's estimator: the
+    product of the branching along a random path, averaged) and refused before it is walked.
+    The random paths come from a fixed seed: a rule file is refused, or not, every time alike.
+    """
+
+    SAMPLES = 32  # random paths behind one estimate
+    ESTIMATES = 16  # estimates made at most, one per part of the walk
+
+    def __init__(self, run_once: Callable[[PathDice], T], limits: Limits = DEFAULT_LIMITS,
+                 cost: Callable[[T], int] | None = None) -> None:
+        self.run_once = run_once
+        self.limits = limits
+        self.cost = cost
+        self.paths = 0
+        self.steps = 0
+        self._table = _Table(limits, self._charge)
+        self._estimated: set[tuple[int, ...]] = set()
+        self._random = random.Random(0)
+
+    def __iter__(self) -> Iterator[tuple[PathDice, T]]:
+        """Each path's dice (its exact probability) and what the run gave."""
+        path: list[int] = []
+        while True:
+            if self.paths == self.limits.enumeration_paths:
+                raise self._refusal(f"more than {self.paths} paths of the dice",
+                                    "enumeration_paths")
+            source = PathDice(path, self.limits, self._table)
+            result = self.run_once(source)
+            self.paths += 1
+            steps = self._steps(source, result)
+            self.steps += steps
+            if self.steps > self.limits.enumeration_work:
+                raise self._refusal(f"more than {self.limits.enumeration_work} steps",
+                                    "enumeration_work")
+            self._foresee(source, steps)
+            yield source, result
+            path = source.path[: source.position]
+            while path and path[-1] + 1 >= source.branching[len(path) - 1]:
+                path.pop()
+            if not path:
+                return
+            path[-1] += 1
+
+    def _steps(self, source: PathDice, result: T) -> int:
+        return self.cost(result) if self.cost is not None else source.position + 1
+
+    def _charge(self, counts: Counts) -> None:
+        self.steps += counts.cost // _OPERATIONS_PER_STEP
+        if self.steps > self.limits.enumeration_work:
+            raise self._refusal(f"more than {self.limits.enumeration_work} steps",
+                                "enumeration_work")
+
+    def _foresee(self, source: PathDice, steps: int) -> None:
+        """Estimate the parts of the walk that this path's dice say may be past a limit."""
+        paths_limit, work_limit = self.limits.enumeration_paths, self.limits.enumeration_work
+        size = math.prod(source.branching)
+        if size <= paths_limit and size * steps <= work_limit:
+            return  # the common case: nothing here hints at a walk past the limits
+        below = 1  # the product of the branching below a depth: one path's guess at its size
+        suspect: list[int] = []
+        for depth in range(len(source.branching) - 1, -1, -1):
+            below *= source.branching[depth]
+            if below > paths_limit or below * steps > work_limit:
+                suspect.append(depth)
+        for depth in reversed(suspect):  # the whole walk first, then ever smaller parts
+            prefix = tuple(source.path[:depth])
+            if prefix not in self._estimated and len(self._estimated) < self.ESTIMATES:
+                self._estimated.add(prefix)
+                self._estimate(prefix)
+
+    def _estimate(self, prefix: tuple[int, ...]) -> None:
+        paths = steps = 0
+        for _ in range(self.SAMPLES):
+            probe = PathDice(list(prefix), self.limits, self._table, self._random.randrange)
+            result = self.run_once(probe)
+            size = math.prod(probe.branching[len(prefix):])
+            paths += size
+            steps += size * self._steps(probe, result)
+        paths, steps = paths // self.SAMPLES, steps // self.SAMPLES
+        sampled = f"estimated from {self.SAMPLES} random paths"
+        if paths > self.limits.enumeration_paths:
+            raise self._refusal(f"about {paths} paths of the dice ({sampled}; the limit is "
+                                f"{self.limits.enumeration_paths})", "enumeration_paths")
+        if steps > self.limits.enumeration_work:
+            raise self._refusal(f"about {steps} steps ({sampled}; the limit is "
+                                f"{self.limits.enumeration_work})", "enumeration_work")
+
+    @staticmethod
+    def _refusal(need: str, limit: str) -> DiceError:
+        err = DiceError(f"the exact odds need {need} {Limits.hint(limit)}; sample them "
+                        "instead: run it many times with different seeds")
+        err.limit = limit  # type: ignore[attr-defined]  # the caller may say where
+        return err

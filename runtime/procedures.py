@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 import attrs
 
 from .combatants import Combatant, ValueType, check_value
-from .dice import Dice, DiceSource, ScriptedDice, SeededDice, enumerate_paths
+from .dice import Dice, DiceSource, Enumeration, PathDice, ScriptedDice, SeededDice
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import DEFAULT_LIMITS, Limits
@@ -134,6 +134,39 @@ class RunContext:
         raise Finished(outcome)
 
 
+def _check_limits(limits: Any) -> None:
+    if not isinstance(limits, Limits):
+        raise RangeError(f"limits are a rulecraft.Limits (such as Limits(enumeration_paths="
+                         f"2_000_000)), not {type(limits).__name__}")
+
+
+class FrozenMap(dict):  # type: ignore[type-arg]
+    """A map value as a key of the odds (`odds --by injuries`): read-only, hashable, its
+    entries in a fixed order so that equal maps print alike."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled and copied whole, never item by item
+        return FrozenMap, (list(self.items()),)
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a map grouping odds cannot be changed")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        items = sorted(((_frozen(k), _frozen(v)) for k, v in value.items()),
+                       key=lambda kv: (display(kv[0]), repr(kv[0])))
+        return FrozenMap(items)
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 def _empty(vt: ValueType | None, depth: int) -> Any:
     """What a map entry holds before anything is added to it: an empty list, or zero."""
     for _ in range(depth):
@@ -181,18 +214,24 @@ class Procedure:
         dice: DiceSource | Iterable[int] | None = None,
         seed: int | None = None,
         choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         **args: Any,
     ) -> Result:
-        """Play the procedure once. `dice`: a list of results (one per die) or a dice source."""
+        """Play the procedure once. `dice`: a list of results (one per die) or a dice source;
+        `seed`: a whole number for reproducible dice; `limits`: the caps on what a roll may ask."""
         source: DiceSource
+        _check_limits(limits)
         if dice is not None and seed is not None:
             raise RangeError("give either dice (scripted results) or a seed, not both")
         if dice is None:
-            source = SeededDice(seed)
+            source = SeededDice(seed, limits)
         elif hasattr(dice, "roll"):
             source = dice  # type: ignore[assignment]
+        elif isinstance(dice, Iterable) and not isinstance(dice, (str, bytes, Mapping)):
+            source = ScriptedDice(list(dice), limits)
         else:
-            source = ScriptedDice(list(dice))  # type: ignore[arg-type]
+            raise RangeError("dice are a list of results, one per die (such as [17, 4]), "
+                             f"or a dice source, not {type(dice).__name__}")
         arguments, picked = self._arguments(args, choices)
         return self._play(source, arguments, picked)
 
@@ -201,8 +240,8 @@ class Procedure:
         **args: Any
     ) -> list[tuple[Fraction, Result]]:
         """Every path of dice with its exact probability; the same compiled code plays each."""
-        arguments, picked = self._arguments(args, choices)
-        return list(enumerate_paths(lambda src: self._play(src, arguments, picked), limits))
+        return [(source.probability, result)
+                for source, result in self._paths(choices, limits, args)]
 
     def odds(
         self,
@@ -219,18 +258,57 @@ class Procedure:
             key = lambda r: r.outcome.name  # noqa: E731
         else:
             key = lambda r: r.outcome.get(by, r.values.get(by))  # noqa: E731
-        totals: dict[Any, Fraction] = {}
+        # Only sums are kept, never a path's result: per group, a numerator per denominator
+        # (paths rolling the same dice share one), made into Fractions at the end.
+        sums: dict[Any, dict[int, int]] = {}
         known: set[str] = set()
-        for probability, result in self.enumerate(choices=choices, limits=limits, **args):
-            k = to_public(key(result))
-            totals[k] = totals.get(k, Fraction(0)) + probability
-            known.update(result.outcome, result.values)
-        if isinstance(by, str) and by != "outcome" and by not in known:
-            close = difflib.get_close_matches(by, sorted(known), n=1)
+        found = not isinstance(by, str) or by == "outcome"
+        for source, result in self._paths(choices, limits, args):
+            group = sums.setdefault(self._group(key(result), by), {})
+            group[source.denominator] = group.get(source.denominator, 0) + source.numerator
+            if not found:
+                found = by in result.outcome or by in result.values
+                known.update(result.outcome, result.values)
+        if not found:
+            close = difflib.get_close_matches(by, sorted(known), n=1)  # type: ignore[arg-type]
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
                              self.span, self.source)
-        return totals
+        return {k: sum((Fraction(n, d) for d, n in group.items()), Fraction(0))
+                for k, group in sums.items()}
+
+    def _paths(self, choices: Mapping[str, Any] | None, limits: Limits,
+               args: dict[str, Any]) -> Iterator[tuple[PathDice, Result]]:
+        """Each path of the dice and its result, one at a time, within `limits`."""
+        _check_limits(limits)
+        arguments, picked = self._arguments(args, choices)
+        walk = Enumeration(lambda src: self._play(src, arguments, picked), limits,
+                           lambda result: len(result._steps))
+        try:
+            yield from walk
+        except DiceError as err:
+            if err.span is not None or not hasattr(err, "limit"):
+                raise
+            raise DiceError(f"procedure {self.name}: {err.message}", self.span,
+                            self.source) from None
+
+    def _group(self, value: Any, by: str | Callable[[Result], Any]) -> Any:
+        """A value to group odds by: maps and lists made hashable, compared by content."""
+        value = to_public(value)
+        try:
+            hash(value)
+            return value
+        except TypeError:
+            pass
+        try:
+            frozen = _frozen(value)
+            hash(frozen)
+        except TypeError:
+            raise RangeError(f"the odds of {self.name} cannot be grouped by "
+                             f"{by if isinstance(by, str) else 'that function'}: its values are "
+                             f"{type(value).__name__}s, which cannot be told apart",
+                             self.span, self.source) from None
+        return frozen
 
     def _arguments(
         self, args: dict[str, Any], choices: Mapping[str, Any] | None
@@ -293,4 +371,5 @@ class Procedure:
                              self.source)
 
 
-__all__ = ["Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry", "ValueType"]
+__all__ = ["FrozenMap", "Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry",
+           "ValueType"]

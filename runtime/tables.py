@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -21,6 +22,8 @@ class IntRange:
     high: int
 
     def __contains__(self, value: object) -> bool:
+        if isinstance(value, Decimal):  # `2.5 * 2` is Decimal("5.0"), a whole number
+            return value == value.to_integral_value() and self.low <= value <= self.high
         return isinstance(value, int) and self.low <= value <= self.high
 
 
@@ -171,8 +174,8 @@ class CellExpression:
 class Column(dict):  # type: ignore[type-arg]
     """One field of a single-key record table as a dict (`armour.factor` compiles to a lookup).
 
-    A key not listed directly (a band, an unknown name) goes through the table, which resolves
-    bands or raises a RangeError naming the table and the key.
+    A key not listed directly (in a range or a band, an unknown name) goes through the table,
+    which finds its range or band or raises a RangeError naming the table and the key.
     """
 
     def __init__(self, table: Table, field: str) -> None:
@@ -185,26 +188,102 @@ class Column(dict):  # type: ignore[type-arg]
         return self.table.get(key)._data[self.field]
 
 
+_ABSENT = object()  # what a failed search returns (a blank cell's value is None)
+
+
 @attrs.define(eq=False)
 class Axis:
-    """One key dimension's resolver: exact values, integer ranges or bands → a slot."""
+    """One key's resolver: exact values in a dict, integer ranges and bands as intervals sorted
+    by their low end and found by bisection (a range is never expanded value by value).
+
+    A slot is what a match leads to: in a table's lookup tree, the next key's Axis, or the value
+    for the last key.
+    """
 
     key: Key
     exact: dict[Any, Any] = attrs.field(factory=dict)
-    bands: list[tuple[Band, Any]] = attrs.field(factory=list)
+    spans: list[tuple[IntRange | Band, Any]] = attrs.field(factory=list)  # by low end
+    lows: list[Any] = attrs.field(factory=list)  # each span's low end (-inf when open)
+    reach: list[Any] = attrs.field(factory=list)  # highest high end among spans[:i + 1]
 
-    def resolve(self, value: Any) -> Any:
+    @classmethod
+    def build(cls, key: Key, pairs: Iterable[tuple[Any, Any]]) -> Axis:
+        """An axis from (matcher, slot) pairs: names and single numbers go in the dict, integer
+        ranges and bands in the sorted spans."""
+        axis = cls(key)
+        for matcher, slot in pairs:
+            if isinstance(matcher, (IntRange, Band)):
+                axis.spans.append((matcher, slot))
+            else:
+                axis.exact[matcher] = slot
+        axis.spans.sort(key=lambda span: _low(span[0]))
+        highest: Any = _NEG_INF
+        for matcher, _ in axis.spans:
+            highest = max(highest, _high(matcher))
+            axis.lows.append(_low(matcher))
+            axis.reach.append(highest)
+        return axis
+
+    def matches(self, value: Any) -> list[Any]:
+        """The slots of every matcher holding `value`: its exact entry, the spans that hold it,
+        else a name differing only in letter case."""
         try:
-            return self.exact[value]
-        except (KeyError, TypeError):
-            pass
-        for band, slot in self.bands:
-            if value in band:
-                return slot
-        named = match_name(value, self.exact)
-        if named is not None:
-            return self.exact[named]
-        raise KeyError(value)
+            slot = self.exact.get(value, _ABSENT)
+        except TypeError:  # unhashable: no key of a rule file
+            return []
+        found = [] if slot is _ABSENT else [slot]
+        if self.lows and isinstance(value, (int, Decimal)):
+            try:
+                i = bisect.bisect_right(self.lows, value)
+                # Spans starting at or below `value`, latest first, while one could reach it.
+                while i and self.reach[i - 1] >= value:
+                    i -= 1
+                    matcher, slot = self.spans[i]
+                    if value in matcher:
+                        found.append(slot)
+            except ArithmeticError:  # Decimal NaN: no span holds it
+                pass
+        if not found:
+            named = match_name(value, self.exact)
+            if named is not None:
+                found.append(self.exact[named])
+        return found
+
+    def find(self, keys: tuple[Any, ...], at: int = 0) -> Any:
+        """In a lookup tree: the value under `keys[at:]`, or _ABSENT."""
+        found = self.matches(keys[at])
+        if at == len(keys) - 1:  # a valid table has one entry per value of its last key
+            return found[0] if found else _ABSENT
+        for slot in found:
+            value = slot.find(keys, at + 1)
+            if value is not _ABSENT:
+                return value
+        return _ABSENT
+
+
+_NEG_INF = float("-inf")
+_INF = float("inf")
+
+
+def _low(matcher: IntRange | Band) -> Any:
+    return _NEG_INF if matcher.low is None else matcher.low
+
+
+def _high(matcher: IntRange | Band) -> Any:
+    return _INF if matcher.high is None else matcher.high
+
+
+def lookup_tree(keys: Sequence[Key], entries: Sequence[tuple[tuple[Any, ...], Any]],
+                at: int = 0) -> Axis:
+    """Axes one level per key: the first key's matchers lead to the axis of the next key among
+    the entries that share it, and the last key's to the values."""
+    if at == len(keys) - 1:
+        return Axis.build(keys[at], ((m[at], value) for m, value in entries))
+    groups: dict[Any, list[tuple[tuple[Any, ...], Any]]] = {}
+    for entry in entries:
+        groups.setdefault(entry[0][at], []).append(entry)
+    return Axis.build(keys[at], ((matcher, lookup_tree(keys, group, at + 1))
+                                 for matcher, group in groups.items()))
 
 
 @attrs.define(eq=False)
@@ -223,21 +302,36 @@ class Table:
     comments: tuple[str, ...] = ()
     options: Mapping[str, str] = attrs.field(factory=dict)
     source: str | None = attrs.field(default=None, repr=False)
-    axes: tuple[Axis, ...] = ()
-    index: dict[tuple[Any, ...], Any] = attrs.field(factory=dict, repr=False)
+    axes: tuple[Axis, ...] = ()  # each key's matchers on their own, to name a missing key
+    index: dict[tuple[Any, ...], Any] = attrs.field(factory=dict, repr=False)  # exact keys
+    tree: Axis | None = attrs.field(default=None, repr=False)  # every entry, ranges included
+
+    def fill(self, entries: Sequence[tuple[tuple[Any, ...], Any]]) -> None:
+        """Index `entries`, (matchers, value) in printed order: keys made only of names and
+        single numbers in `index` (a lookup by them is one dict access), every entry in `tree`
+        (ranges and bands found by bisection), and each key's matchers in `axes`."""
+        self.index = {m: value for m, value in entries
+                      if not any(isinstance(x, (IntRange, Band)) for x in m)}
+        self.tree = lookup_tree(self.keys, entries) if entries and self.keys else None
+        self.axes = tuple(
+            Axis.build(key, ((m, m) for m in dict.fromkeys(entry[0][at] for entry in entries)))
+            for at, key in enumerate(self.keys))
 
     def get(self, *keys: Any) -> Any:
         """The internal value at `keys` (exact numbers, Records); used by generated code."""
         try:
-            return self.index[keys]
+            return self.index[keys]  # names and single numbers: one dict access
         except (KeyError, TypeError):
             pass
+        if self.tree is not None and len(keys) == len(self.axes):  # ranges and bands
+            found = self.tree.find(keys)
+            if found is not _ABSENT:
+                return found
         swappable = len(keys) == 2 and isinstance(keys[0], str) != isinstance(keys[1], str)
-        if swappable:  # `wounds.lookup("Head", 5)`: a name and a number, in either order
-            try:
-                return self.index[keys[::-1]]
-            except (KeyError, TypeError):
-                pass
+        if swappable and self.tree is not None:  # `wounds.lookup("Head", 5)`: either order
+            found = self.tree.find(keys[::-1])
+            if found is not _ABSENT:
+                return found
         if len(keys) != len(self.axes):
             raise RangeError(
                 f"table {self.name} is looked up by {len(self.axes)} key(s) "
@@ -245,35 +339,30 @@ class Table:
                 self.span,
                 self.source,
             )
-        try:
-            return self.index[self._slots(keys)]
-        except KeyError:
-            pass
-        except RangeError as first:
-            if not swappable:
-                raise
-            try:
-                return self.index[self._slots(keys[::-1])]
-            except KeyError:
-                pass
-            except RangeError as second:
-                # Report the order that got further: `lookup("Haed", 5)` is a misspelt area.
-                further = second.axis > first.axis
-                raise (second if further else first) from None
-            raise
-        shown = ", ".join(display(k) for k in keys)
-        raise RangeError(f"table {self.name} has no entry for {shown}", self.span, self.source)
+        raise self._not_found(keys, swappable)
 
-    def _slots(self, keys: tuple[Any, ...]) -> tuple[Any, ...]:
-        slots = []
-        for axis, value in zip(self.axes, keys):
-            try:
-                slots.append(axis.resolve(value))
-            except KeyError:
+    def _not_found(self, keys: tuple[Any, ...], swappable: bool) -> RangeError:
+        """The error for keys that find nothing: the first key no entry has (of the order that
+        got further, when a name and a number may come either way), else the combination."""
+        first = self._unknown_key(keys)
+        if first is None:
+            shown = ", ".join(display(k) for k in keys)
+            return RangeError(f"table {self.name} has no entry for {shown}", self.span,
+                              self.source)
+        if swappable:
+            # Report the order that got further: `lookup("Haed", 5)` is a misspelt area.
+            second = self._unknown_key(keys[::-1])
+            if second is not None and second.axis > first.axis:
+                return second
+        return first
+
+    def _unknown_key(self, keys: tuple[Any, ...]) -> RangeError | None:
+        for at, (axis, value) in enumerate(zip(self.axes, keys)):
+            if not axis.matches(value):
                 error = self._missing(axis.key, value)
-                error.axis = len(slots)
-                raise error from None
-        return tuple(slots)
+                error.axis = at
+                return error
+        return None
 
     def lookup(self, *keys: Any) -> Any:
         """Look a row or cell up by its keys, as a Python caller: values come back plain."""
@@ -306,21 +395,7 @@ class Table:
         )
 
 
-def build_axis(key: Key, slots: Sequence[tuple[Any, Any]]) -> Axis:
-    """An axis from (matcher, slot) pairs: exact values and expanded integer ranges go in a dict."""
-    axis = Axis(key)
-    for matcher, slot in slots:
-        if isinstance(matcher, IntRange):
-            for value in range(matcher.low, matcher.high + 1):
-                axis.exact[value] = slot
-        elif isinstance(matcher, Band):
-            axis.bands.append((matcher, slot))
-        else:
-            axis.exact[matcher] = slot
-    return axis
-
-
 __all__ = [
     "Axis", "Band", "Cell", "CellExpression", "Column", "IntRange", "Key", "Record", "Row", "Table",
-    "build_axis",
+    "lookup_tree",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import decimal
 import math
 import re
+import unicodedata
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -73,8 +74,15 @@ def _rule_classes() -> tuple[type, ...]:
 _RULE_CLASSES: tuple[type, ...] = ()
 
 
+# Python will not turn an integer of more than 4300 digits into text; a rule's result never
+# needs a tenth of that.
+_LARGEST = 10 ** 1000
+
+
 def to_public(value: Any) -> Any:
     """A value handed back to a Python caller: integral numbers as int, others as float."""
+    if type(value) is int and not -_LARGEST < value < _LARGEST:
+        raise OverflowError("the result has more than a thousand digits")
     if type(value) is Decimal:
         if value == value.to_integral_value():
             return int(value)
@@ -181,7 +189,8 @@ def display(value: Any) -> str:
 def field_name(label: str) -> str:
     """A printed column header as a field's name: `Walk` → walk, `Armour Factor` →
     armour_factor, `Chest/Upper back` → chest_upper_back. The one spelling rule for fields."""
-    out = re.sub(r"\W+", "_", label.strip().lower()).strip("_")
+    folded = unicodedata.normalize("NFKC", label.strip())  # `ﬁles` is the field a rule writes `files`
+    out = re.sub(r"\W+", "_", folded.lower()).strip("_")
     return out or "value"
 
 
