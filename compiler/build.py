@@ -122,11 +122,13 @@ class _Compiler:
     def _enums(self, decls: tuple[Any, ...]) -> None:
         for d in decls:
             if isinstance(d, s.EnumDecl):
-                members = [m.name for m in d.members]
-                for i, m in enumerate(d.members):
-                    if m.name in members[:i]:
+                seen: set[str] = set()
+                for m in d.members:
+                    if m.name in seen:
                         self.scope.error(RuleTypeError, f"{m.name!r} is listed twice", m.span)
-                self.scope.enums[d.name] = Domain(d.name, tuple(dict.fromkeys(members)))
+                    seen.add(m.name)
+                members = tuple(dict.fromkeys(m.name for m in d.members))
+                self.scope.enums[d.name] = Domain(d.name, members)
 
     def _tables(self, decls: tuple[Any, ...]) -> dict[str, Any]:
         out = {}

@@ -230,10 +230,12 @@ class Writer:
             arms.append(dict(env))
             self.steps(step.otherwise, arms[-1], depth + 1)
         # A name bound in any branch is readable after the `if` (none where it was not bound).
+        complete = step.otherwise is not None
         for arm in arms:
             for name, (code, t) in arm.items():
                 if name not in env:
-                    env[name] = (code, t)
+                    everywhere = complete and all(name in other for other in arms)
+                    env[name] = (code, t if everywhere else t.or_none())
                 elif env[name][1] != t:
                     joined = join(env[name][1], t)
                     if joined is None:

@@ -26,7 +26,7 @@ def evaluate_in(rulebook: Rulebook, text: str, limits: Limits = DEFAULT_LIMITS) 
     # A copy of the symbol table with its own globals: what this expression adds (constants,
     # spans) goes when it is done, never into the compiled rulebook.
     local = attrs.evolve(scope, source=text, filename="<expression>", errors=[],
-                         constants=dict(scope.constants))
+                         constants=dict(scope.constants), shared=dict(scope.shared))
     node = parse_expression(text, "<expression>", limits=limits)
     code, _ = Emitter(local).expr(node, {})
     if local.errors:

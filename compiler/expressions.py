@@ -53,10 +53,19 @@ class Emitter:
         return self.cast(code, t, "bool", node), BOOL
 
     def cast(self, code: str, t: T, kind: str, node: s.Expr) -> str:
-        """`code` checked when the rule runs if its type is known only then (`any`)."""
+        """`code` checked when the rule runs if its type is known only then (`any`), or if it
+        may be none (a blank cell) where the value itself is needed."""
+        code, t = self.present(code, t, node)
         if t.kind != "any" or kind not in RUNTIME_KINDS:
             return code
         return f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
+
+    def present(self, code: str, t: T, node: s.Expr) -> tuple[str, T]:
+        """A value that may be none, checked not to be where the rule needs the value itself."""
+        if not t.maybe:
+            return code, t
+        label = repr(self.scope.text(node.span))
+        return f"_present({code}, {self.scope.span_ref(node.span)}, {label})", t.sure()
 
     def _bad(self, message: str, node: Any) -> tuple[str, T]:
         self.scope.error(RuleTypeError, message, node.span)
@@ -111,7 +120,7 @@ class Emitter:
         code, t = self.expr(node.operand, env)
         if not (is_number(t) or t.kind == "dice"):
             return self._bad(f"cannot negate {t}", node)
-        return f"(-{self.cast(code, t, 'dice', node.operand)})", t
+        return f"(-{self.cast(code, t, 'dice', node.operand)})", t.sure()
 
     def visit_Binary(self, node: s.Binary, env: Env) -> tuple[str, T]:
         op = node.op
@@ -151,6 +160,7 @@ class Emitter:
         if not is_number(rt):
             return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
         left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
+        lt, rt = lt.sure(), rt.sure()
         if op == "/":
             if isinstance(node.right, s.Number) and number(node.right.text) != 0:
                 return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
@@ -195,7 +205,7 @@ class Emitter:
 
     # -- access ----------------------------------------------------------------------------
     def visit_Attr(self, node: s.Attr, env: Env) -> tuple[str, T]:
-        code, t = self.expr(node.value, env)
+        code, t = self.present(*self.expr(node.value, env), node.value)
         if t.kind == "any":
             return f"_attr({code}, {node.name!r}, {self.scope.span_ref(node.span)})", ANY
         if t.kind == "record":
@@ -222,8 +232,8 @@ class Emitter:
         return "None", ANY
 
     def visit_Index(self, node: s.Index, env: Env) -> tuple[str, T]:
-        code, t = self.expr(node.value, env)
-        keys = [self.expr(k, env) for k in node.keys]
+        code, t = self.present(*self.expr(node.value, env), node.value)
+        keys = [self.present(*self.expr(k, env), k) for k in node.keys]
         if t.kind == "table":
             info = self.scope.tables[t.ref or ""]
             if len(keys) != len(info.key_types):
@@ -273,7 +283,7 @@ class Emitter:
             return self._formula_call(node, env)
         if node.name in _ROUNDING:
             return self._rounding(node, env)
-        args = [self.expr(a, env) for a in node.args]
+        args = [self.present(*self.expr(a, env), a) for a in node.args]
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name
@@ -331,6 +341,7 @@ class Emitter:
         code, t = self.expr(node.args[0], env)
         if not is_number(t):
             return self._bad(f"{node.name} needs a number, not {t}", node.args[0])
+        code = self.cast(code, t, "num", node.args[0])
         places = 0
         if len(node.args) == 2:
             p = node.args[1]
@@ -374,6 +385,7 @@ class Emitter:
                                  arg.span)
             self.check_member(arg, t, ptype)
             self._check_literal_range(node.name, pname, arg, info)
+            code, t = self.present(code, t, arg)
             if t.kind == "any" and pname in info.param_refs:
                 code = f"_check({info.param_refs[pname]}, {code})"  # known only at run time
             codes.append(code)
@@ -405,6 +417,7 @@ class Emitter:
             if not is_number(bt):
                 return self._bad(f"{node.name} needs numbers, not {bt}", node.body)
             body = self.cast(body, bt, "num", node.body)
+            bt = bt.sure()
             comprehension = f"[{body} for v_{node.var} in {coll}]"
             result = INT if bt.kind in ("int", "nothing") else NUM
             return f"_aggregate({node.name}, {comprehension}, {where})", result

@@ -15,6 +15,8 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
+MAX_HINTS = 50  # "did you mean" hints per compile
+
 
 @attrs.define
 class TableInfo:
@@ -49,6 +51,8 @@ class Scope:
     combatant_fields: dict[str, T] = attrs.field(factory=dict)
     procedures: dict[str, s.ProcedureDecl] = attrs.field(factory=dict)
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
+    shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
+    hints: int = 0  # "did you mean" hints given so far (each one compares with every name)
     limits: Limits = DEFAULT_LIMITS
 
     # -- errors ----------------------------------------------------------------------------
@@ -56,7 +60,10 @@ class Scope:
         self.errors.append(kind(message, span, self.source))
 
     def unknown(self, what: str, name: str, span: Span, known: list[str]) -> None:
-        close = difflib.get_close_matches(name, known, n=1)
+        # Hints stop after the first few, so that a table of 10,000 unknown names does not
+        # compare each one with every known name.
+        close = difflib.get_close_matches(name, known, n=1) if self.hints < MAX_HINTS else []
+        self.hints += 1
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
 
@@ -68,12 +75,14 @@ class Scope:
     def constant(self, prefix: str, value: Any) -> str:
         """A module-level name bound to `value`: equal numbers, dice and name sets share one."""
         shareable = isinstance(value, (Decimal, Dice, frozenset, tuple))
-        for name, existing in self.constants.items():
-            if shareable and name.startswith(prefix) and type(existing) is type(value) \
-                    and existing == value and str(existing) == str(value):
-                return name
+        # Equal and printed alike: 2.5 and 2.50 stay two constants (each prints as written).
+        key = (prefix, type(value), str(value))
+        if shareable and key in self.shared and self.constants[self.shared[key]] == value:
+            return self.shared[key]
         name = f"{prefix}{len(self.constants)}"
         self.constants[name] = value
+        if shareable:
+            self.shared.setdefault(key, name)
         return name
 
     def table_ref(self, name: str) -> str:
@@ -86,14 +95,13 @@ class Scope:
         """The generated-code global holding one field of a single-key record table by key."""
         from rulecraft.runtime.tables import Column
 
-        table = self.tables[name].runtime
-        for ref, value in self.constants.items():
-            if isinstance(value, Column) and value.table is table and value.field == field:
-                return ref
-        # Numbered: `T_a__b` could be table a's column b or a table called a__b.
-        ref = f"COL{len(self.constants)}_{name}_{field}"
-        self.constants[ref] = Column(table, field)
-        return ref
+        key = ("COL", name, field)
+        if key not in self.shared:
+            # Numbered: `T_a__b` could be table a's column b or a table called a__b.
+            ref = f"COL{len(self.constants)}_{name}_{field}"
+            self.constants[ref] = Column(self.tables[name].runtime, field)
+            self.shared[key] = ref
+        return self.shared[key]
 
     def span_ref(self, span: Span) -> str:
         name = f"S{len(self.constants)}"

@@ -16,7 +16,7 @@ from rulecraft.runtime.tables import Cell, CellExpression, IntRange, Key, Record
 from . import cells
 from .coverage import build_index
 from .scope import Scope, TableInfo
-from .types import ANY, DICE, INT, NUM, T, Domain
+from .types import ANY, CELL, DICE, INT, NUM, T, Domain
 
 
 @attrs.define
@@ -45,6 +45,7 @@ class TableBuilder:
         self.scope = scope
         self.decl = decl
         self.pending: list[PendingCell] = []
+        self.expressions = 0  # `= …` cells read so far: a column holding one is typed `cell`
 
     def error(self, message: str, span: Span | None) -> None:
         self.scope.error(TableError, message, span)
@@ -140,8 +141,7 @@ class TableBuilder:
         """The header and rows, dashed rules left out; None (and an error) past table_rows,
         found before any cell is read."""
         limit = self.scope.limits.table_rows
-        printed = (r for r in self.decl.rows
-                   if not set(r.text.replace("|", "").strip()) <= set("-: "))
+        printed = (r for r in self.decl.rows if not r.is_rule)
         lines = list(itertools.islice(printed, limit + 2))
         if len(lines) <= limit + 1:
             return lines
@@ -219,7 +219,11 @@ class TableBuilder:
                 if nkeys == 1 and decl.keys[i].name not in self.scope.domains and \
                         decl.keys[i].name not in self.scope.enums:
                     self.scope.domains[decl.keys[i].name] = kk.domain
-        ftypes = [typed[0]] if typed is not None else [self._column_type(k) for k in column_kinds]
+        if typed is not None:
+            blank = any(v[0] is None for _, v in parsed)
+            ftypes = [CELL if self.expressions else typed[0].or_none() if blank else typed[0]]
+        else:
+            ftypes = [self._column_type(k) for k in column_kinds]
         single = len(fields) == 1
         index_values = [(m, (v[0] if single else Record(dict(zip(fields, v)))))
                         for m, v in parsed]
@@ -285,6 +289,10 @@ class TableBuilder:
         table = self._table("inverted" if inverted else "cross", keys, header[:nrow],
                             column_cells, tuple(str(c) for c in columns), tuple(rows), options)
         build_index(table, kinds, matchers, values, spans, self.error)
+        if self.expressions:
+            value_type = CELL  # read from Python with its given figures, not by a rule
+        elif any(v is None for v in values):
+            value_type = value_type.or_none()  # a blank cell
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
 
     # -- cells -----------------------------------------------------------------------------
@@ -303,10 +311,11 @@ class TableBuilder:
         offset = len(text) - len(text[1:].lstrip()) 
         try:
             node = parse_expression(body, span.filename, span.line, span.column + offset,
-                                    self.scope.source)
+                                    self.scope.source, self.scope.limits)
         except RulecraftError as err:
             self.scope.errors.append(err)
             return None
+        self.expressions += 1
         cell = CellExpression(body, self.decl.given, _unset)
         self.pending.append(PendingCell(cell, node, self.decl.given, self.decl.name))
         return cell
@@ -359,8 +368,11 @@ class TableBuilder:
         return vt, parse_cell
 
     def _column_type(self, kinds: set[str]) -> T:
-        kinds = kinds - {"blank"}
-        if not kinds:
+        if "expr" in kinds:
+            return CELL
+        if kinds - {"blank"} and "blank" in kinds:
+            return self._column_type(kinds - {"blank"}).or_none()
+        if not kinds - {"blank"}:
             return ANY
         if kinds == {"int"}:
             return INT

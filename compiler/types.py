@@ -29,6 +29,20 @@ class T:
     key: T | None = None  # map
     item: T | None = None  # map, list
     ref: str | None = None  # table name (table), combatant model name (combatant)
+    # The value may be none: a column with a blank cell, a name not bound on every path,
+    # `if … then x else none`. Every use that needs the value itself checks it when the rule
+    # runs (`_present`); comparing with `==` and passing it on do not.
+    maybe: bool = False
+
+    def sure(self) -> T:
+        """This type without `maybe`: what a value is once it is known not to be none."""
+        return attrs.evolve(self, maybe=False) if self.maybe else self
+
+    def or_none(self) -> T:
+        """This type with `maybe` (none stays none; `any` is checked wherever it is used)."""
+        if self.maybe or self.kind in ("none", "any"):
+            return self
+        return attrs.evolve(self, maybe=True)
 
     def field(self, name: str) -> T | None:
         for field_name, field_type in self.fields:
@@ -37,6 +51,8 @@ class T:
         return None
 
     def __str__(self) -> str:
+        if self.maybe:
+            return f"{self.sure()} or none"
         if self.kind == "name":
             return f"a {self.domain.name}" if self.domain else "a name"
         if self.kind == "map":
@@ -62,6 +78,7 @@ DICE = T("dice")
 NONE = T("none")
 ANY = T("any")
 NOTHING = T("nothing")
+CELL = T("cell")  # an `= …` table cell: a value a rule cannot read until given its figures
 
 
 # What the run-time check `_cast` can verify, by the kind of type wanted.
@@ -79,6 +96,15 @@ def is_collection(t: T) -> bool:
 
 def join(a: T, b: T) -> T | None:
     """The type of a value that is either `a` or `b` (branches of a conditional), or None."""
+    if a.kind == "none":
+        return b.or_none()
+    if b.kind == "none":
+        return a.or_none()
+    joined = _join(a.sure(), b.sure())
+    return joined.or_none() if joined is not None and (a.maybe or b.maybe) else joined
+
+
+def _join(a: T, b: T) -> T | None:
     if a == b:
         return a
     if a.kind == "nothing":
@@ -87,10 +113,6 @@ def join(a: T, b: T) -> T | None:
         return a
     if a.kind == "any" or b.kind == "any":
         return ANY
-    if a.kind == "none":
-        return b
-    if b.kind == "none":
-        return a
     if is_number(a) and is_number(b):
         return NUM
     if a.kind == "name" and b.kind == "name":
@@ -105,7 +127,9 @@ def join(a: T, b: T) -> T | None:
 
 
 def accepts(wanted: T, got: T) -> bool:
-    """Whether a value of type `got` may be passed where `wanted` is declared."""
+    """Whether a value of type `got` may be passed where `wanted` is declared (a `maybe`
+    value is checked where it is passed: `_present`)."""
+    wanted, got = wanted.sure(), got.sure()
     if wanted.kind == "any" or got.kind in ("any", "nothing"):
         return True
     if wanted.kind == "num":

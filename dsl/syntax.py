@@ -188,6 +188,11 @@ class RowLine:  # row: the raw `| a | b |` text
     def closed(self) -> bool:
         return self.text.endswith("|") and len(self.text) > 1
 
+    @property
+    def is_rule(self) -> bool:
+        """A dashed rule under the header (`|---|---|`) or a row of nothing: not a row."""
+        return set(self.text.replace("|", "").strip()) <= set("-: ")
+
     def cells(self) -> list[tuple[str, int]]:
         """Each cell's text, stripped, with its offset from the opening bar."""
         text = self.text if self.closed else self.text + "|"

@@ -190,6 +190,8 @@ def _check_limits(limits: object) -> None:
 def _shape(node: object) -> object:
     """A syntax tree without its spans (a table row as its cells): what a rule file says."""
     if isinstance(node, RowLine):
+        if node.is_rule:  # the formatter draws dashed rules to the columns' widths
+            return ("rule", node.comments)
         return ("row", tuple(text for text, _ in node.cells()), node.comments)
     if attrs.has(type(node)):
         return (type(node).__name__,) + tuple(

@@ -74,6 +74,14 @@ def make_helpers(source: str) -> dict[str, Any]:
         raise RangeError(f"this needs {_KINDS[kind]}, but the value here is {describe(value)}",
                          span, source)
 
+    def _present(value: Any, span: Span, label: str) -> Any:
+        """A value that may be none (a blank table cell, a name not set on this path), where
+        the rule needs the value itself."""
+        if value is None:
+            raise CalculationError(f"{label} is none here (a blank table cell, or a name this "
+                                   "path did not set): the rule needs its value", span, source)
+        return value
+
     def _attr(value: Any, name: str, span: Span) -> Any:
         """`.name` on a value of run-time type: a record's or a combatant's field, nothing else."""
         if isinstance(value, Record) and name in value._data:
@@ -111,6 +119,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_field": _field,
         "_attr": _attr,
         "_cast": _cast,
+        "_present": _present,
         "_check": _check,
         "_bind": _bind,
         "_arithmetic": _arithmetic,

@@ -140,7 +140,7 @@ class CellExpression:
         self.params = params
         self._fn = fn
 
-    def __call__(self, **given: Any) -> Any:
+    def __call__(self, /, **given: Any) -> Any:
         missing = [p for p in self.params if p not in given]
         if missing:
             raise RangeError(f"the expression `{self.text}` needs {', '.join(missing)}")

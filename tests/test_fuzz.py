@@ -16,7 +16,7 @@ is wrong; whatever a compiled rulebook is asked, it answers or raises a rule err
 The short profile (the default) runs in the normal suite, derandomized. The long one runs
 with `RULECRAFT_FUZZ=long` (random, 20,000 cases per property or RULECRAFT_FUZZ_EXAMPLES, a
 per-case deadline) and prints a closing note: how many cases each property tried and what they
-came to, findings already reported (OPEN_FINDINGS) included. `tests/test_security.py` covers
+came to. `tests/test_security.py` covers
 rule text written to attack (names and texts that try to become Python); this file covers
 damaged, unusual or merely unlucky files and calls.
 """
@@ -24,13 +24,10 @@ damaged, unusual or merely unlucky files and calls.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable
 from datetime import timedelta
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
@@ -79,75 +76,9 @@ def closing_note(request: pytest.FixtureRequest):
 
 def _tally(prop: str, result: object) -> None:
     NOTE[f"{prop}: cases"] += 1
-    what = ("compiled" if isinstance(result, rulecraft.Rulebook) else
-            "an open finding" if isinstance(result, Finding) else type(result).__name__)
+    what = "compiled" if isinstance(result, rulecraft.Rulebook) else type(result).__name__
     NOTE[f"{prop}: {what}"] += 1
     event(what)
-
-
-# ---- findings reported and not fixed yet ----------------------------------------------------
-# Each was found by this file, reported with its reproducer, and is tolerated here BY NAME so
-# the properties keep looking for new ones. Tolerated cases are counted in the closing note;
-# `test_each_open_finding_still_reproduces` fails as soon as one is fixed, to have it removed.
-
-
-@attrs.frozen
-class OpenFinding:
-    key: str
-    what: str
-    pattern: str  # matches the Finding's text
-    reproduce: Callable[[], object]
-
-
-def _blank_cell_in_a_formula():
-    rb = rulecraft.compile('rulebook t "T"\ntable w "W" by weapon:\n  | Weapon | A | B |\n'
-                           '  | Sword  | 1 |   |\n  | Axe    | 2 | 3 |\n'
-                           'formula f(x: weapon) = x.b + 1\n')
-    return rb.formulas["f"](x="Sword")
-
-
-def _format_a_separator_row():
-    return rulecraft.format_rules('rulebook t "T"\ntable w by k:\n  | Name | A |\n'
-                                  '  |---|---|\n  | Sword | 1 |\n')
-
-
-def _call_a_cell_given_self():
-    rb = rulecraft.compile('rulebook t "T"\ntable timings "T" by code given self:\n'
-                           '  | Code | Time       |\n  | AT   | = self + 1 |\n')
-    return rb.tables["timings"].lookup("AT")(self=3)
-
-
-OPEN_FINDINGS: tuple[OpenFinding, ...] = (
-    OpenFinding("F1", "a blank table cell (none) in a formula's or a derived figure's arithmetic "
-                "or comparison raises TypeError", r"TypeError at <rulecraft: .*NoneType",
-                _blank_cell_in_a_formula),
-    OpenFinding("F3", "format_rules refuses any table with a `|---|` row (the formatter's self-"
-                "check counts the dropped row as a change)",
-                r"admits a bug: .*formatting would change what the file says",
-                _format_a_separator_row),
-    OpenFinding("F4", "an `= expression` cell of a table `given self` cannot be called: "
-                "CellExpression.__call__(self, **given) takes the name itself",
-                r"got multiple values for argument 'self'", _call_a_cell_given_self),
-)
-
-
-def tolerating_open_findings(check: Callable[..., object], *args: object) -> object:
-    """`check(*args)`, except that a Finding already reported (OPEN_FINDINGS) is counted."""
-    try:
-        return check(*args)
-    except Finding as finding:
-        known = next((f for f in OPEN_FINDINGS if re.search(f.pattern, str(finding))), None)
-        if known is None:
-            raise
-        NOTE[f"open finding {known.key} (tolerated)"] += 1
-        event(f"open finding {known.key}")
-        return finding
-
-
-@pytest.mark.parametrize("finding", OPEN_FINDINGS, ids=lambda f: f.key)
-def test_each_open_finding_still_reproduces(finding):
-    with pytest.raises(Finding, match=finding.pattern):
-        rule_errors_only(finding.reproduce)
 
 
 # ---- 1. mutated rulebooks -------------------------------------------------------------------
@@ -181,7 +112,7 @@ LONG_REPR = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @given(case=mutated_texts(), data=st.data())
 def test_mutated_rulebooks_compile_or_say_where_they_are_wrong(case, data):
     filename, text = case
-    _tally("mutated texts", tolerating_open_findings(check_mutated, filename, text, data))
+    _tally("mutated texts", check_mutated(filename, text, data))
 
 
 def load_bytes(raw: bytes):
@@ -199,7 +130,7 @@ def load_bytes(raw: bytes):
 def test_mutated_files_load_or_say_where_they_are_wrong(raw):
     result = load_bytes(raw)
     _tally("mutated files", result)
-    tolerating_open_findings(compiled_or_positioned_error, lambda: _reraise(result), SECONDS)
+    compiled_or_positioned_error(lambda: _reraise(result), SECONDS)
 
 
 def _reraise(result):
@@ -230,7 +161,7 @@ def check_program(text: str, queries: list[str], data: st.DataObject):
 @given(case=programs_and_queries(), data=st.data())
 def test_generated_programs_raise_only_rule_errors(case, data):
     text, queries = case
-    _tally("programs", tolerating_open_findings(check_program, text, queries, data))
+    _tally("programs", check_program(text, queries, data))
 
 
 def test_most_generated_programs_compile_and_use_every_construct():

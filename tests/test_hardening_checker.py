@@ -78,6 +78,26 @@ def test_a_single_column_table_is_not_read_as_a_record():
         rulecraft.evaluate(rb, 'calc["B"] + 1')
 
 
+
+@pytest.mark.parametrize("use", ["calc[k].time", "calc[k] + 1", "grid[k, 1].a", "grid[k, 2] * 2"])
+def test_an_expression_cell_is_not_read_as_a_value_by_a_rule(use):
+    # "a record cell written as an expression, then read with `.a`": the column holding an
+    # `= …` cell is a table expression, so reading it as a number or a record is a rule error
+    # when compiling, not an AttributeError when running.
+    text = f"""table calc "Calc" by key: 1..2 given s:
+  | Key | Time    |
+  | 1   | 1       |
+  | 2   | = s + 1 |
+table grid "Grid" by key: 1..2, j: 1..2 -> (a, b) given s:
+  | Key | 1     | 2   |
+  | 1   | = s   | 1/2 |
+  | 2   | 1/2   | 1/2 |
+formula f(k: 1..2) = {use}
+"""
+    err = rule_error(text)
+    assert "table expression" in message(err)
+    assert [e.line for e in getattr(err, "errors", [err])] == [10]  # the formula's line
+
 # -- 9. missing checks ---------------------------------------------------------------------------
 
 def test_a_named_argument_does_not_silently_replace_a_positional_one():
@@ -176,3 +196,53 @@ def test_evaluate_leaves_the_compiled_rulebook_as_it_was():
         assert rulecraft.evaluate(rb, "max(i * 1.5 for i in [1, 2, 3]) + f(2)") == 6.5
     gc.collect()
     assert (len(scope.constants), len(namespace)) == before
+
+
+# -- found by the fuzz tests ---------------------------------------------------------------------
+
+BLANKS = """table w "W" by weapon:
+  | Weapon | A | B |
+  | Sword  | 1 |   |
+  | Axe    | 2 | 3 |
+formula f(x: weapon) = x.b + 1
+formula g(x: weapon) = max(x.b, 0)
+formula h(x: weapon) = if x.b == none then 0 else x.b * 2
+"""
+
+
+def test_a_blank_cell_used_as_a_number_is_a_rule_error_at_the_rule():
+    # Unusual Weapons leaves DS and DC blank for the Foot, the Lance and the Whip: a rule doing
+    # arithmetic with a blank cell stops with a rule error at its own line, not a TypeError.
+    rb = compiled(BLANKS)
+    assert rb.formulas["f"](x="Axe") == 4
+    for name in ("f", "g"):
+        with pytest.raises(rulecraft.CalculationError, match="x.b is none here") as info:
+            rb.formulas[name](x="Sword")
+        assert info.value.line == (6 if name == "f" else 7)
+    assert rb.formulas["h"](x="Sword") == 0  # comparing with none is how a rule asks
+    assert rb.formulas["h"](x="Axe") == 6
+
+
+def test_a_name_set_on_one_path_only_is_checked_where_it_is_used():
+    rb = compiled("""procedure p(n: 1..2):
+  if n == 1:
+    let bonus = 3
+  let total = bonus + 1
+  outcome done with (total = total)
+""")
+    assert rb.procedures["p"].run(n=1).values["total"] == 4
+    with pytest.raises(rulecraft.CalculationError, match="bonus is none here"):
+        rb.procedures["p"].run(n=2)
+
+
+def test_a_table_with_a_dashed_rule_formats():
+    text = 'rulebook t "T"\ntable w by k:\n  | Name | A |\n  |---|---|\n  | Sword | 1 |\n'
+    formatted = rulecraft.format_rules(text)
+    assert "| ----- | --- |" in formatted
+    assert rulecraft.compile(formatted).tables["w"].lookup("Sword") == 1
+
+
+def test_an_expression_cell_given_self_can_be_worked_out():
+    rb = rulecraft.compile('rulebook t "T"\ntable timings "T" by code given self:\n'
+                           '  | Code | Time       |\n  | AT   | = self + 1 |\n')
+    assert rb.tables["timings"].lookup("AT")(self=3) == 4
