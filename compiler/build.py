@@ -15,9 +15,10 @@ from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
-from .codegen import Writer, fast_check
+from .codegen import Writer, _blocks, fast_check
 from .order import names_used, order
 from .scope import FormulaInfo, Scope
+from .columns import read_notations
 from .tables import PendingCell, TableBuilder
 from .types import ANY, T, Domain
 
@@ -132,9 +133,10 @@ class _Compiler:
 
     def _tables(self, decls: tuple[Any, ...]) -> dict[str, Any]:
         out = {}
+        notations = read_notations(self.scope, decls)
         for d in decls:
             if isinstance(d, s.TableDecl):
-                builder = TableBuilder(self.scope, d)
+                builder = TableBuilder(self.scope, d, notations)
                 info = builder.build()
                 self.pending.extend(builder.pending)
                 if info is not None:
@@ -297,8 +299,11 @@ class _Compiler:
                 default = self._checked_default(f.name, vt, default, f.value)
             if not has_default and vt.kind in ("map", "list"):
                 has_default, default = True, ({} if vt.kind == "map" else ())
+            if f.clamped and _leaf(vt).low is None:
+                self.scope.error(RuleTypeError, f"{f.name} is clamped, so it needs a range such "
+                                 "as 0..20", f.span)
             fields.append(Field(f.name, f.role, vt, text, f.span, f.comments, default,
-                                has_default, f.combined_by))
+                                has_default, f.combined_by, f.clamped))
         return fields
 
     def _check_combiner(self, f: s.FieldDecl) -> None:
@@ -310,23 +315,42 @@ class _Compiler:
                              "keys (held, new)", f.span)
 
     def _procedures(self, decls: tuple[Any, ...]) -> dict[str, Procedure]:
-        out = {}
-        for d in decls:
-            if not isinstance(d, s.ProcedureDecl):
-                continue
+        """Generate each procedure after those it calls (a cycle of calls is an error: every
+        run ends)."""
+        found = {d.name: d for d in decls if isinstance(d, s.ProcedureDecl)}
+        depends = {name: [(c.procedure, c) for c in _call_steps(d.steps) if c.procedure in found]
+                   for name, d in found.items()}
+        ordered, cycles = order(depends)
+        for cycle in cycles:
+            self.scope.error(CycleError, "these procedures call each other in a circle (a run "
+                             "must end): " + " → ".join(cycle), found[cycle[0]].span)
+        built: dict[str, Procedure] = {}
+        for name in ordered:
+            d = found[name]
             self._unique_params(d.params, RUN_OPTIONS)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
+            runtime_params = tuple(self._param(p) for p in d.params)
+            for p in runtime_params:
+                if p.type.kind not in ("combatant", "any"):
+                    self.scope.procedure_checks[(name, p.name)] = self.scope.constant("PARAM_", p)
             choices = self.writer.procedure(d, params)
+            self.scope.procedure_params[name] = params
+            self.scope.procedure_choices[name] = tuple(dict.fromkeys(choices))
             for step in _choose_steps(d.steps):
                 if step.name in RUN_OPTIONS:
                     self.scope.error(RuleTypeError, f"a choice cannot be called {step.name}: "
                                      f"{', '.join(RUN_OPTIONS)} are the options of run and odds",
                                      step.span)
-            out[d.name] = Procedure(d.name, d.title or d.name,
-                                    tuple(self._param(p) for p in d.params),
-                                    tuple(self._step(st) for st in d.steps), d.span, d.comments,
-                                    tuple(dict.fromkeys(choices)), self.tree.source)
-        return out
+            built[d.name] = Procedure(d.name, d.title or d.name, runtime_params,
+                                      tuple(self._step(st) for st in d.steps), d.span, d.comments,
+                                      tuple(dict.fromkeys(choices)), self.tree.source,
+                                      outcomes=self._outcomes(name))
+        return {name: built[name] for name in found if name in built}
+
+    def _outcomes(self, name: str) -> dict[str, tuple[str, ...]]:
+        """Each outcome of a procedure with the values it carries (for tools and `show`)."""
+        schema = self.scope.schemas.get(name)
+        return {o: tuple(fields) for o, fields in schema.fields.items()} if schema else {}
 
     def _step(self, node: Any) -> Step:
         kind = type(node).__name__.replace("Step", "").lower()
@@ -336,6 +360,12 @@ class _Compiler:
                            for b in node.branches)
             if node.otherwise is not None:
                 blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
+        elif isinstance(node, s.ForStep):
+            blocks = (("each", tuple(self._step(x) for x in node.body)),)
+        elif isinstance(node, s.RepeatStep):
+            blocks = (("repeat", tuple(self._step(x) for x in node.body)),)
+            if node.at_cap is not None:
+                blocks += (("at the cap", tuple(self._step(x) for x in node.at_cap)),)
         text = self.writer.text(node.span).split("\n")[0]
         return Step(kind, text, node.span, node.comments, blocks)
 
@@ -375,15 +405,28 @@ RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by")
 
 
 def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:
-    found: list[s.ChooseStep] = []
+    return [st for st in _all_steps(steps) if isinstance(st, s.ChooseStep)]
+
+
+def _call_steps(steps: tuple[Any, ...]) -> list[s.CallStep]:
+    return [st for st in _all_steps(steps) if isinstance(st, s.CallStep)]
+
+
+def _all_steps(steps: tuple[Any, ...]) -> list[Any]:
+    """Every step, nested blocks included."""
+    found: list[Any] = []
     for step in steps:
-        if isinstance(step, s.ChooseStep):
-            found.append(step)
-        elif isinstance(step, s.IfStep):
-            for branch in step.branches:
-                found += _choose_steps(branch.body)
-            found += _choose_steps(step.otherwise or ())
+        found.append(step)
+        for block in _blocks(step):
+            found += _all_steps(block)
     return found
+
+
+def _leaf(vt: ValueType) -> ValueType:
+    """The type of what a map or list field finally holds."""
+    while vt.item is not None:
+        vt = vt.item
+    return vt
 
 
 def _literal(node: s.Expr | None) -> Any:

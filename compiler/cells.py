@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
+
+import attrs
 
 from rulecraft.runtime.dice import Dice, DiceTerm
 from rulecraft.runtime.tables import Band, IntRange
@@ -20,6 +23,9 @@ BELOW_RE = re.compile(rf"^(?:<|below|under|less than)\s*({_NUM})$")
 AT_LEAST_RE = re.compile(rf"^>=\s*({_NUM})$")
 AT_MOST_RE = re.compile(rf"^<=\s*({_NUM})$")
 DICE_RE = re.compile(r"^(\d*)d(\d+)(?:(kh|kl|dh|dl)(\d+))?(?:\s*([+-])\s*(\d+))?$")
+# BT: "If it is irregular damage it will be fully written out as [constant] + XdY."
+CONSTANT_FIRST_RE = re.compile(r"^(\d+)\+(\d*d\d+(?:(?:kh|kl|dh|dl)\d+)?)$")
+MARKED_RE = re.compile(rf"^({_NUM})\s*(\S*)$")
 RECORD_RE = re.compile(rf"^{_NUM}(?:\s*/\s*{_NUM})+$")
 
 
@@ -70,8 +76,13 @@ def parse_band(text: str) -> Band | None:
 
 
 def parse_dice(text: str) -> Dice | None:
-    """`d20`, `3d6`, `2d4+12`, `4d6kh3`."""
-    m = DICE_RE.match(text.replace(" ", ""))
+    """`d20`, `3d6`, `2d4+12`, `4d6kh3`, and the constant first: `3 + 1d6`."""
+    text = text.replace(" ", "")
+    first = CONSTANT_FIRST_RE.match(text)
+    if first:
+        dice = parse_dice(first.group(2))
+        return None if dice is None else dice + int(first.group(1))
+    m = DICE_RE.match(text)
     if not m:
         return None
     count = int(m.group(1) or 1)
@@ -99,6 +110,28 @@ def infer(text: str) -> tuple[str, Any]:
     if dice is not None:
         return "dice", dice
     return "name", text
+
+
+@attrs.frozen
+class Notation:
+    """A rulebook's own way of printing dice: a number and a mark, the mark standing for dice
+    added to it (BT: "If a * follows then 2d6 are added")."""
+
+    name: str
+    marks: Mapping[str, Dice]  # "" is a bare number
+
+    def read(self, text: str) -> Dice | None:
+        """`12*` as 12 + 2d6; dice written out (`3 + 1d6`, `3d6`) as themselves."""
+        m = MARKED_RE.match(text.strip())
+        if m and m.group(2) in self.marks:
+            return self.marks[m.group(2)] + number(m.group(1))
+        if m and not m.group(2):  # no mark and none declared for a bare number: a fixed amount
+            return Dice((), number(m.group(1)))
+        return parse_dice(text)
+
+    def examples(self, base: int = 12) -> str:
+        """The marks as the book prints them: `12, 12*, 12^`."""
+        return ", ".join(f"{base}{mark}" for mark in self.marks)
 
 
 snake = field_name  # the runtime's rule, so records read the fields the compiler named

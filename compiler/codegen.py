@@ -6,11 +6,14 @@ import keyword
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError, Span
 
 from .expressions import Emitter, Env
 from .order import names_used
+from .outcomes import Schema
 from .scope import Scope
 from .types import ANY, INT, NUM, T, accepts, join
 
@@ -27,7 +30,13 @@ class Writer:
             s.RollStep: self.visit_RollStep, s.LetStep: self.visit_LetStep,
             s.ChooseStep: self.visit_ChooseStep, s.IfStep: self.visit_IfStep,
             s.ChangeStep: self.visit_ChangeStep, s.OutcomeStep: self.visit_OutcomeStep,
+            s.CallStep: self.visit_CallStep, s.ForStep: self.visit_ForStep,
+            s.RepeatStep: self.visit_RepeatStep,
         }
+        # Names some path to the current step did not set (definite assignment).
+        self.unset: set[str] = set()
+        self.schema = Schema("", False)
+        self.loops = 0  # numbers the loop counters of one procedure
 
     def line(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -135,6 +144,10 @@ class Writer:
     def procedure(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> list[str]:
         env: Env = {name: (f"v_{name}", t) for name, t in params}
         self.choices: list[str] = []
+        self.unset = set()
+        self.loops = 0
+        self.schema = self._schema(decl)
+        self.scope.schemas[decl.name] = self.schema
         args = "".join(f", v_{name}" for name, _ in params)
         self.line(0, f"def p_{decl.name}(_ctx{args}):")
         self.origin(1, decl.span)
@@ -147,8 +160,56 @@ class Writer:
         if not _ends(decl.steps):
             self.scope.error(RuleTypeError, f"procedure {decl.name} can finish without an "
                              "outcome: end every branch with `outcome …`", decl.span)
+        if self.schema.declared:
+            used = {st.name for st in _outcome_steps(decl.steps)}
+            for name, span in self.schema.spans.items():
+                if name not in used:
+                    self.scope.error(RuleTypeError, f"outcome {name} is declared but no step "
+                                     "ends in it", span)
         self.line(0, "")
         return self.choices
+
+    def _schema(self, decl: s.ProcedureDecl) -> Schema:
+        """The declared schema, checked; or one read off the outcome steps."""
+        schema = Schema.declared_by(decl)
+        if schema.declared:
+            seen: set[str] = set()
+            for spec in decl.outcomes:
+                key = spec.name or " all"
+                if key in seen:
+                    self.scope.error(RuleTypeError, f"outcome {spec.name or 'all'} is declared "
+                                     "twice", spec.span)
+                seen.add(key)
+            if not schema.fields:
+                self.scope.error(RuleTypeError, "outcomes: lists at least one outcome by name",
+                                 decl.outcomes[0].span)
+            return schema
+        for step in _outcome_steps(decl.steps):
+            names = schema.fields.setdefault(step.name, [])
+            schema.titles.setdefault(step.name, step.title)
+            schema.spans.setdefault(step.name, step.span)
+            names.extend(a.name for a in step.values if a.name not in names)
+        return schema
+
+    def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
+        """An expression of a procedure: every name it reads is set on every path to it."""
+        self._check_set(node, env)
+        return self.emit.expr(node, env)
+
+    def condition(self, node: s.Expr, env: Env) -> tuple[str, T]:
+        self._check_set(node, env)
+        return self.emit.condition(node, env)
+
+    def _check_set(self, node: s.Expr, env: Env) -> None:
+        if not self.unset:
+            return
+        local = {a.var for a in _walk(node) if isinstance(a, s.Aggregate)}
+        for name, used in names_used(node, calls=False):
+            if name in self.unset and name in env and name not in local:
+                self.scope.error(RuleTypeError, f"{name} is not set on every path to here: set "
+                                 f"it before the `if` or loop that sets it (`let {name} = none` "
+                                 "if it may have no value)", used.span)
+                self.unset.discard(name)  # one error per name
 
     def steps(self, steps: tuple[Any, ...], env: Env, depth: int) -> None:
         for i, step in enumerate(steps):
@@ -167,11 +228,12 @@ class Writer:
         old = env.get(name)
         if old is not None and join(old[1], t) is None:
             self.scope.error(RuleTypeError, f"{name} was {old[1]}; it cannot become {t}", span)
-        env[name] = (f"v_{name}", t if old is None else (join(old[1], t) or ANY))
+        env[name] = (f"v_{name}", t if old is None else (join(old[1].sure(), t) or ANY))
+        self.unset.discard(name)  # set from here on, on this path
         return f"v_{name}"
 
     def visit_RollStep(self, step: s.RollStep, env: Env, depth: int) -> None:
-        code, t = self.emit.expr(step.dice, env)
+        code, t = self.expr(step.dice, env)
         if t.kind not in ("dice", "int", "num", "any"):
             self.scope.error(RuleTypeError, f"roll needs dice, not {t}", step.dice.span)
         code = self.emit.cast(code, t, "dice", step.dice)
@@ -180,7 +242,7 @@ class Writer:
         self.line(depth, f"{var} = _ctx.roll({where}, {step.name!r}, {code})")
 
     def visit_LetStep(self, step: s.LetStep, env: Env, depth: int) -> None:
-        code, t = self.emit.expr(step.value, env)
+        code, t = self.expr(step.value, env)
         var = self._bind(env, step.name, t, step.span)
         where = self.scope.span_ref(step.span)
         self.line(depth, f"{var} = _ctx.let({where}, {step.name!r}, {code})")
@@ -195,9 +257,9 @@ class Writer:
         if domain is not None:
             code, item = self.scope.constant("OPTIONS_", domain.members), T("name", domain=domain)
         else:
-            code, ot = self.emit.expr(options, env)
+            code, ot = self.expr(options, env)
             item = ot.item if ot.kind == "list" and ot.item else ANY
-        default, dt = self.emit.expr(step.default, env)
+        default, dt = self.expr(step.default, env)
         if isinstance(options, s.ListLit) and isinstance(step.default, s.String) and all(
                 isinstance(o, s.String) for o in options.items) and \
                 step.default.value not in [o.value for o in options.items]:
@@ -215,33 +277,52 @@ class Writer:
                          f"{default})")
 
     def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
-        arms: list[Env] = []
+        arms: list[tuple[Env, set[str]]] = []
+        before = set(self.unset)
         for i, branch in enumerate(step.branches):
-            test, _ = self.emit.condition(branch.test, env)
+            test, _ = self.condition(branch.test, env)
             self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
             where = self.scope.span_ref(branch.span)
             self.line(depth + 1, f"_ctx.branch({where}, {self.text(branch.test.span)!r}, True)")
-            arms.append(dict(env))
-            self.steps(branch.body, arms[-1], depth + 1)
+            arms.append(self._arm(branch.body, env, before, depth + 1))
         if step.otherwise is not None:
             self.line(depth, "else:")
             where = self.scope.span_ref(step.otherwise_span or step.span)
             self.line(depth + 1, f"_ctx.branch({where}, 'otherwise', True)")
-            arms.append(dict(env))
-            self.steps(step.otherwise, arms[-1], depth + 1)
-        # A name bound in any branch is readable after the `if` (none where it was not bound).
-        complete = step.otherwise is not None
-        for arm in arms:
+            arms.append(self._arm(step.otherwise, env, before, depth + 1))
+        else:
+            arms.append((dict(env), set(before)))  # the path on which no branch is taken
+        self._merge(env, arms, step.span)
+
+    def _arm(self, body: tuple[Any, ...], env: Env, before: set[str],
+             depth: int) -> tuple[Env, set[str]]:
+        """One path through a block: its names and what it left unset."""
+        self.unset = set(before)
+        arm = dict(env)
+        self.steps(body, arm, depth)
+        return arm, self.unset
+
+    def _merge(self, env: Env, arms: list[tuple[Env, set[str]]], span: Span) -> None:
+        """After paths join: a name bound on some paths only is readable where set, and reading
+        it where some path did not set it is an error (`_check_set`)."""
+        unset: set[str] = set()
+        for arm, left in arms:
+            unset |= left
             for name, (code, t) in arm.items():
                 if name not in env:
-                    everywhere = complete and all(name in other for other in arms)
-                    env[name] = (code, t if everywhere else t.or_none())
+                    env[name] = (code, t)
                 elif env[name][1] != t:
                     joined = join(env[name][1], t)
                     if joined is None:
                         self.scope.error(RuleTypeError, f"{name} is {env[name][1]} in one branch "
-                                         f"and {t} in another", step.span)
-                    env[name] = (code, joined or ANY)
+                                         f"and {t} in another", span)
+                    env[name] = (env[name][0], joined or ANY)
+        for arm, _ in arms:
+            unset |= {name for name in env if name not in arm}
+        for name in unset:
+            if name in env:
+                env[name] = (env[name][0], env[name][1].or_none())
+        self.unset = unset
 
     def visit_ChangeStep(self, step: s.ChangeStep, env: Env, depth: int) -> None:
         target = step.target
@@ -251,8 +332,8 @@ class Writer:
                                [n for n, (_, t) in env.items() if t.kind == "combatant"])
             return
         field = self._state_field(target)
-        keys = [self.emit.expr(k, env) for k in target.index]
-        value, vt = self.emit.expr(step.value, env)
+        keys = [self.expr(k, env) for k in target.index]
+        value, vt = self.expr(step.value, env)
         if field is not None:
             ft = self.scope.resolve_type(field.type)
             for key_node, (_, kt) in zip(target.index, keys):
@@ -274,8 +355,8 @@ class Writer:
                 value = self.emit.cast(value, vt, wanted.kind, step.value)
         index = "(" + "".join(k + ", " for k, _ in keys) + ")"
         where = self.scope.span_ref(step.span)
-        var = party[0]
-        self.line(depth, f"{var} = _ctx.change({where}, {target.party!r}, {target.field!r}, "
+        # The party is a handle: every name bound to this combatant sees the change.
+        self.line(depth, f"_ctx.change({where}, {target.party!r}, {party[0]}, {target.field!r}, "
                          f"{index}, {value}, {step.mode!r})")
 
     def _state_field(self, target: s.Target) -> s.FieldDecl | None:
@@ -284,33 +365,206 @@ class Writer:
         for f in fields:
             if f.name == target.field:
                 return f
-        self.scope.unknown("state field", target.field, target.span, [f.name for f in fields])
+        other = next((f for f in decl.fields if f.name == target.field), None) if decl else None
+        if other is not None and other.role == "derived":
+            self.scope.error(RuleTypeError, f"{target.field} is a derived figure: it is worked "
+                             "out from the combatant's characteristics and state, so change "
+                             "those instead", target.span)
+        elif other is not None:
+            self.scope.error(RuleTypeError, f"{target.field} is a characteristic, given when the "
+                             "combatant is made; only state fields change during a procedure",
+                             target.span)
+        else:
+            self.scope.unknown("state field", target.field, target.span, [f.name for f in fields])
         return None
 
     def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
+        schema = self.schema
+        fields = schema.fields.get(step.name)
+        if fields is None:
+            self.scope.unknown("outcome (declared under outcomes:)", step.name, step.span,
+                               list(schema.fields))
+            fields = []
         parts = []
-        seen: set[str] = set()
+        given: dict[str, s.Assign] = {}
         for assign in step.values:
-            if assign.name in seen:
+            if assign.name in given:
                 self.scope.error(RuleTypeError, f"{assign.name} is given twice", assign.span)
-            seen.add(assign.name)
-            code, _ = self.emit.expr(assign.value, env)
+            elif schema.declared and step.name in schema.fields and assign.name not in fields:
+                self.scope.unknown(f"value of outcome {step.name}:", assign.name, assign.span,
+                                   fields)
+            given[assign.name] = assign
+            code, t = self.expr(assign.value, env)
+            schema.record(step.name, assign.name, t)
             parts.append(f"{assign.name!r}: {code}")
+        for name in fields if schema.declared else ():  # inferred: what each step gives
+            if name in given:
+                continue
+            if name not in env:  # filled from the value of the same name
+                self.scope.error(RuleTypeError, f"outcome {step.name} carries {name}, but no "
+                                 f"value called {name} is set here: set one or write "
+                                 f"`with ({name} = …)`", step.span)
+                continue
+            code, t = self.expr(s.Name(name, step.span), env)
+            schema.record(step.name, name, t)
+            parts.append(f"{name!r}: {code}")
         where = self.scope.span_ref(step.span)
         self.line(depth, f"_ctx.finish({where}, {step.name!r}, {{{', '.join(parts)}}})")
+
+    def visit_CallStep(self, step: s.CallStep, env: Env, depth: int) -> None:
+        """`call save = saving_throw(defender)`: the callee runs in this run (same dice, trace
+        and choices); its outcome is the value `save`."""
+        callee = self.scope.procedures.get(step.procedure)
+        if callee is None:
+            self.scope.unknown("procedure", step.procedure, step.span, list(self.scope.procedures))
+            self._bind(env, step.name, ANY, step.span)
+            return
+        params = self.scope.procedure_params.get(step.procedure)
+        if params is None:  # not generated yet: a call cycle, reported by the build
+            self._bind(env, step.name, ANY, step.span)
+            return
+        codes = self._arguments(step, callee, params, env)
+        self.choices.extend(self.scope.procedure_choices.get(step.procedure, ()))
+        var = self._bind(env, step.name, T("outcome", ref=step.procedure), step.span)
+        where = self.scope.span_ref(step.span)
+        args = "".join(c + ", " for c in codes)
+        self.line(depth, f"{var} = _ctx.call({where}, {step.name!r}, {step.procedure!r}, "
+                         f"p_{step.procedure}, ({args}))")
+
+    def _arguments(self, step: s.CallStep, callee: s.ProcedureDecl,
+                   params: list[tuple[str, T]], env: Env) -> list[str]:
+        names = [n for n, _ in params]
+        given: dict[str, s.Expr] = {}
+        if len(step.args) > len(names):
+            self.scope.error(RuleTypeError, f"{step.procedure} takes {len(names)} argument(s) "
+                             f"({', '.join(names)}), not {len(step.args)}", step.span)
+        for pname, arg in zip(names, step.args):
+            given[pname] = arg
+        for pname, arg in step.named:
+            if pname not in names:
+                self.scope.unknown(f"parameter of {step.procedure}:", pname, arg.span, names)
+            elif pname in given:
+                self.scope.error(RuleTypeError, f"{step.procedure} is given {pname} twice",
+                                 arg.span)
+            else:
+                given[pname] = arg
+        defaults = {p.name: p.default for p in callee.params if p.default is not None}
+        codes = []
+        for pname, ptype in params:
+            arg = given.get(pname, defaults.get(pname))
+            if arg is None:
+                self.scope.error(RuleTypeError, f"{step.procedure} needs {pname}", step.span)
+                codes.append("None")
+                continue
+            code, t = self.expr(arg, env) if pname in given else self.emit.expr(arg, {})
+            if not accepts(ptype, t):
+                self.scope.error(RuleTypeError, f"{step.procedure}'s {pname} must be {ptype}, "
+                                 f"not {t}", arg.span)
+            self.emit.check_member(arg, t, ptype)
+            if ptype.kind != "combatant":
+                kind = ptype.kind if ptype.kind != "any" else "num"
+                code = self.emit.cast(code, t, kind, arg)
+                ref = self.scope.procedure_checks.get((step.procedure, pname))
+                if ref is not None:
+                    code = f"_check({ref}, {code})"  # the callee's declared range
+            codes.append(code)
+        return codes
+
+    def visit_ForStep(self, step: s.ForStep, env: Env, depth: int) -> None:
+        """`for each x in C:` over a list, a map's keys, an enum or a table's keys: bounded by
+        the collection."""
+        code, item = self._collection(step.collection, env)
+        self.loops += 1
+        where = self.scope.span_ref(step.span)
+        before = set(self.unset)
+        inner = dict(env)
+        if step.var in env:
+            self.scope.error(RuleTypeError, f"{step.var} is already a name here: the loop needs "
+                             "a name of its own", step.span)
+        inner[step.var] = (f"v_{step.var}", item)
+        self.line(depth, f"for v_{step.var} in _ctx.each({where}, {step.var!r}, {code}):")
+        self.unset = set(before)
+        self.steps(step.body, inner, depth + 1)
+        if not step.body:
+            self.line(depth + 1, "pass")
+        inner.pop(step.var)
+        # The body may run no times: what it binds is set on some paths only.
+        self._merge(env, [(inner, self.unset), (dict(env), before)], step.span)
+
+    def _collection(self, node: s.Expr, env: Env) -> tuple[str, T]:
+        self._check_set(node, env)
+        return self.emit.collection(node, env, "for each goes over")
+
+    def visit_RepeatStep(self, step: s.RepeatStep, env: Env, depth: int) -> None:
+        """`repeat until COND, at most N times:` — the body runs, then COND is tested; after N
+        passes without COND the `at the cap:` block runs (or the run stops with an error)."""
+        cap, ct = self.expr(step.cap, env)
+        if ct.kind not in ("int", "any"):
+            self.scope.error(RuleTypeError, f"the cap of a repeat is a whole number of passes, "
+                             f"not {ct}", step.cap.span)
+        self.loops += 1
+        counter = f"_pass{self.loops}"
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"for {counter} in _ctx.passes({where}, {self.emit.cast(cap, ct, 'int', step.cap)}):")
+        before = set(self.unset)
+        self.unset = set(before)
+        self.steps(step.body, env, depth + 1)  # the body runs at least once: what it sets is set
+        test, _ = self.condition(step.until, env)
+        self.line(depth + 1, f"if _ctx.until({where}, {self.text(step.until.span)!r}, {test}):")
+        self.line(depth + 2, "break")
+        self.line(depth, "else:")
+        if step.at_cap is None:
+            self.line(depth + 1, f"_ctx.capped({where}, {self.text(step.until.span)!r})")
+            return
+        cap_where = self.scope.span_ref(step.at_cap_span or step.span)
+        self.line(depth + 1, f"_ctx.branch({cap_where}, 'at the cap', True)")
+        after_body = set(self.unset)
+        arm = self._arm(step.at_cap, env, after_body, depth + 1)
+        self._merge(env, [(dict(env), after_body), arm], step.span)
+
+
+def _outcome_steps(steps: tuple[Any, ...]) -> list[s.OutcomeStep]:
+    found: list[s.OutcomeStep] = []
+    for step in steps:
+        if isinstance(step, s.OutcomeStep):
+            found.append(step)
+        for block in _blocks(step):
+            found += _outcome_steps(block)
+    return found
+
+
+def _blocks(step: Any) -> list[tuple[Any, ...]]:
+    """The blocks of steps nested in a step."""
+    if isinstance(step, s.IfStep):
+        return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
+    if isinstance(step, s.ForStep):
+        return [step.body]
+    if isinstance(step, s.RepeatStep):
+        return [step.body] + ([step.at_cap] if step.at_cap else [])
+    return []
+
+
+def _walk(node: Any) -> list[Any]:
+    """Every syntax node inside an expression."""
+    found = [node]
+    if attrs.has(type(node)):
+        for f in attrs.fields(type(node)):
+            value = getattr(node, f.name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                if attrs.has(type(item)) and f.name != "span":
+                    found += _walk(item)
+    return found
 
 
 def _bound_names(steps: tuple[Any, ...]) -> list[str]:
     """Every name a `roll`, `let` or `choose` binds, at any depth."""
     names: list[str] = []
     for step in steps:
-        if isinstance(step, (s.RollStep, s.LetStep, s.ChooseStep)):
+        if isinstance(step, (s.RollStep, s.LetStep, s.ChooseStep, s.CallStep)):
             names.append(step.name)
-        elif isinstance(step, s.IfStep):
-            for branch in step.branches:
-                names.extend(_bound_names(branch.body))
-            if step.otherwise is not None:
-                names.extend(_bound_names(step.otherwise))
+        for block in _blocks(step):
+            names.extend(_bound_names(block))
     return names
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.tables import Band, IntRange, Table
+from rulecraft.runtime.tables import Band, DynamicBand, IntRange, Table
 
 Error = Callable[[str, Span | None], None]
 
@@ -14,9 +14,11 @@ _SHOWN_GAPS = 10  # uncovered runs named in one message; the rest are counted
 
 
 def build_index(table: Table, kinds: list[Any], matchers: list[tuple[Any, ...]],
-                values: list[Any], spans: list[tuple[Span, ...]], error: Error) -> None:
+                values: list[Any], spans: list[tuple[Span, ...]], error: Error,
+                grouped_by: list[str] | None = None, gaps_allowed: bool = False) -> None:
     """Fill the table's lookup index (integer ranges and bands kept whole, found by bisection);
-    duplicates, overlaps and gaps reported through `error`."""
+    duplicates, overlaps and gaps reported through `error`. `grouped_by[dim]`: whether the
+    entries checked together along key `dim` share a `row` or a `column` (for messages)."""
     entries: list[tuple[tuple[Any, ...], Any]] = []
     seen: set[tuple[Any, ...]] = set()
     for m, v, where in zip(matchers, values, spans):
@@ -28,34 +30,52 @@ def build_index(table: Table, kinds: list[Any], matchers: list[tuple[Any, ...]],
         seen.add(m)
         entries.append((m, v))
     for dim, kk in enumerate(kinds):
-        check_key(table, dim, kk, matchers, [w[dim] for w in spans], error)
+        word = grouped_by[dim] if grouped_by else "column"
+        check_key(table, dim, kk, matchers, [w[dim] for w in spans], error, word, gaps_allowed)
     table.fill(entries)
 
 
 def check_key(table: Table, dim: int, kk: Any, matchers: list[tuple[Any, ...]],
-              spans: list[Span], error: Error) -> None:
+              spans: list[Span], error: Error, word: str = "column",
+              gaps_allowed: bool = False) -> None:
     """Numeric keys of one column (rows that agree on every other key) must not share a value
-    (`1-5` and `3-8` share 3 to 5), and integer keys with a declared span (1..100) must cover it
-    exactly. Sorted by their low ends, so a table of n keys costs n log n."""
+    (`1-5` and `3-8` share 3 to 5), and integer keys must leave no gap: a declared span (1..100)
+    is covered exactly, an open one (`integer`) from its lowest key to its highest. Sorted by
+    their low ends, so a table of n keys costs n log n. Bands with worked-out bounds are known
+    only when looked up: their column is checked for overlaps among its printed keys alone, and
+    not for gaps (they may fill any)."""
     if kk.kind not in ("integer", "number"):
         return
     groups: dict[tuple[Any, ...], list[tuple[Any, Span]]] = {}
+    worked_out: set[tuple[Any, ...]] = set()  # groups with a band that may fill any gap
     for m, span in zip(matchers, spans):
-        groups.setdefault(m[:dim] + m[dim + 1:], []).append((m[dim], span))
+        rest = m[:dim] + m[dim + 1:]
+        if isinstance(m[dim], DynamicBand):
+            worked_out.add(rest)
+        else:
+            groups.setdefault(rest, []).append((m[dim], span))
     for rest, keys in groups.items():
-        where = f" (column {', '.join(_show(r) for r in rest)})" if any(
+        where = f" ({word} {', '.join(_show(r) for r in rest)})" if any(
             r is not None for r in rest) and len(groups) > 1 else ""
         printed = [(k, _band(k), span) for k, span in keys if k is not None]
         ordered = sorted(range(len(printed)), key=lambda i: _start(printed[i][1]))
         _check_overlaps(printed, ordered, where, error)
-        if kk.kind == "integer" and kk.low is not None:
+        if kk.kind != "integer":
+            continue
+        if kk.low is not None:
             for k, band, span in printed:
                 if not isinstance(k, Band) and (band.low < kk.low or band.high > kk.high):
                     error(f"{_show(k)} is outside {kk.low}..{kk.high}{where}", span)
-            missing = _gaps([printed[i][1] for i in ordered], kk.low, kk.high)
-            if missing:
-                error(f"table {table.name} leaves {_pieces(missing)} uncovered{where}; "
-                      f"its rows must cover {kk.low}..{kk.high}", table.span)
+        if gaps_allowed or rest in worked_out:
+            continue
+        missing = _gaps([printed[i][1] for i in ordered], kk.low, kk.high)
+        if missing and kk.low is not None:
+            error(f"table {table.name} leaves {_pieces(missing)} uncovered{where}; "
+                  f"its rows must cover {kk.low}..{kk.high}", table.span)
+        elif missing:
+            error(f"table {table.name} leaves {_pieces(missing)} uncovered{where}; its rows "
+                  "must leave no gap (write `gaps: allowed` if the book leaves one on purpose)",
+                  table.span)
 
 
 def _check_overlaps(printed: list[tuple[Any, Band, Span]], ordered: list[int], where: str,
@@ -78,20 +98,31 @@ def _check_overlaps(printed: list[tuple[Any, Band, Span]], ordered: list[int], w
             reaching = i
 
 
-def _gaps(bands: list[Band], low: int, high: int) -> list[tuple[int, int]]:
-    """The runs of low..high that no band (sorted by low end, integer bounds) covers."""
+def _gaps(bands: list[Band], low: int | None, high: int | None) -> list[tuple[int, int]]:
+    """The runs of low..high that no band (sorted by low end, whole-number bounds) covers; an
+    open key (low and high None) is checked from its lowest band to its highest."""
     missing = []
-    need = low  # the lowest value not yet covered
+    need = low  # the lowest value not yet covered (None: not known before the first band)
     for band in bands:
-        if need > high:
+        start, end = _whole(band.low, band.low_inclusive, 1), _whole(band.high,
+                                                                     band.high_inclusive, -1)
+        if need is not None and high is not None and need > high:
             break
-        if isinstance(band.low, int) and band.low > need:
-            missing.append((need, min(band.low - 1, high)))
-        if isinstance(band.high, int):
-            need = max(need, band.high + 1)
-    if need <= high:
+        if need is not None and start is not None and start > need:
+            missing.append((need, start - 1 if high is None else min(start - 1, high)))
+        if end is None:  # open above: nothing further is missing
+            return missing
+        need = end + 1 if need is None else max(need, end + 1)
+    if need is not None and high is not None and need <= high:
         missing.append((need, high))
     return missing
+
+
+def _whole(bound: Any, inclusive: bool, step: int) -> int | None:
+    """A band's end as the first (or last) whole number it holds: `>10` starts at 11."""
+    if bound is None:
+        return None
+    return bound if inclusive else bound + step
 
 
 def _band(k: Any) -> Band:
@@ -146,6 +177,8 @@ def _earlier_end(a: Band, b: Band) -> tuple[Any, bool]:
 
 
 def _show(x: Any) -> str:
+    if isinstance(x, DynamicBand):
+        return x.text
     if isinstance(x, IntRange):
         return f"{x.low}-{x.high}"
     if isinstance(x, Band):

@@ -5,13 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from rulecraft.dsl import syntax as s
-from rulecraft.runtime.errors import RangeError, RuleTypeError, UnknownNameError
+from rulecraft.dsl.parser import parse_expression
+from rulecraft.runtime.errors import RangeError, RulecraftError, RuleTypeError, UnknownNameError
+from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
 from .cells import number, parse_dice, snake
-from .scope import Scope
-from .types import (ANY, BOOL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
+from .order import names_used
+from .scope import Scope, TableInfo
+from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
                     is_collection, is_number, join)
 
 Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
@@ -20,8 +25,15 @@ _ROUNDING = {
     "floor": "_floor", "ceil": "_ceil", "round": "_round", "round_half_down": "_round_half_down",
     "round_half_even": "_round_half_even", "truncate": "_truncate",
 }
-BUILTINS = sorted([*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
-                   "flatten", "sum", "any", "all"])
+# `NAME(body for x in collection)`: what each does with the bodies.
+AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
+              "sort_descending")
+BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
+                   "flatten", "maximum", "minimum", "mean", *AGGREGATES})
+# A value read from a table expression with its given figures: known only when the rule runs,
+# and none where the cell is blank (or the expression gives none).
+GIVEN = T("any", maybe=True)
+_UNKNOWN = object()  # a lookup whose row is not known when compiling
 
 
 class Emitter:
@@ -35,7 +47,9 @@ class Emitter:
             s.Unary: self.visit_Unary, s.Binary: self.visit_Binary,
             s.Conditional: self.visit_Conditional, s.Attr: self.visit_Attr,
             s.Index: self.visit_Index, s.Call: self.visit_Call, s.Aggregate: self.visit_Aggregate,
+            s.RangeExpr: self.visit_RangeExpr,
         }
+        self._limits_ref: str | None = None
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
         try:
@@ -71,6 +85,61 @@ class Emitter:
         self.scope.error(RuleTypeError, message, node.span)
         return "None", ANY
 
+    def limits(self) -> str:
+        """The generated-code global holding the compile's limits (for dice and ranges)."""
+        if self._limits_ref is None:
+            self._limits_ref = self.scope.constant("LIMITS_", self.scope.limits)
+        return self._limits_ref
+
+    # -- collections -----------------------------------------------------------------------
+    def collection(self, node: s.Expr, env: Env, what: str) -> tuple[str, T]:
+        """Python that gives a collection's items in order, and their type: a list, a map (its
+        keys), a range `1..6`, an enum or a record table's row names by their type's name
+        (`injury`, `weapon`), a table by its name (its keys). `what` begins the error."""
+        if isinstance(node, s.Name) and node.name not in env:
+            if node.name in self.scope.tables:
+                return self._table_keys(node, self.scope.tables[node.name], what)
+            domain = self.scope.domain(node.name)
+            if domain is not None:
+                return self.scope.constant("ITEMS_", domain.members), T("name", domain=domain)
+        code, t = self.expr(node, env)
+        if not is_collection(t):
+            self._bad(f"{what} a list or a map (or a range such as 1..6, an enum, a table), "
+                      f"not {t}", node)
+            return "()", ANY
+        code = self.cast(code, t, "collection", node)
+        t = t.sure()
+        return code, ((t.key if t.kind == "map" else t.item) or ANY)
+
+    def _table_keys(self, node: s.Name, info: TableInfo, what: str) -> tuple[str, T]:
+        """A one-key table's keys, in printed order; a table of ranges or bands has none to
+        list (its numbers are a range: `1..10`)."""
+        table = info.runtime
+        if len(info.key_types) != 1 or table is None:
+            self._bad(f"{what} a table of one key; table {node.name} is looked up by "
+                      f"{len(info.key_types)} keys", node)
+            return "()", ANY
+        keys = table.key_values()
+        if not all(type(k) in (str, int) for k in keys):
+            key = table.keys[0]
+            span = f"{key.low}..{key.high}" if key.low is not None else "A..B"
+            self._bad(f"table {node.name} is keyed by ranges of numbers, not by names: go over "
+                      f"the numbers themselves, {span}", node)
+            return "()", ANY
+        return self.scope.constant("ITEMS_", tuple(keys)), info.key_types[0]
+
+    def visit_RangeExpr(self, node: s.RangeExpr, env: Env) -> tuple[str, T]:
+        ends = []
+        for end in (node.low, node.high):
+            code, t = self.expr(end, env)
+            if t.sure().kind not in ("int", "any", "nothing"):
+                return self._bad(f"a range runs from a whole number to a whole number; this is "
+                                 f"{t}", end)
+            ends.append(self.cast(code, t, "int", end))
+        where = self.scope.span_ref(node.span)
+        return f"_range({ends[0]}, {ends[1]}, {where}, {self.scope.limits.key_span})", \
+            T("list", item=INT)
+
     # -- atoms ---------------------------------------------------------------------------------
     def visit_Number(self, node: s.Number, env: Env) -> tuple[str, T]:
         value = number(node.text)
@@ -82,7 +151,7 @@ class Emitter:
         return repr(node.value), T("name")
 
     def visit_DiceLit(self, node: s.DiceLit, env: Env) -> tuple[str, T]:
-        dice = parse_dice(node.text)
+        dice = parse_dice(node.text.replace("d%", "d100"))  # "d%": the percentile die
         if dice is None:
             return self._bad(f"{node.text!r} is not a dice expression", node)
         return self.scope.constant("DICE", dice), DICE
@@ -129,16 +198,13 @@ class Emitter:
             right, _ = self.condition(node.right, env)
             return f"({left} {op} {right})", BOOL
         left, lt = self.expr(node.left, env)
-        right, rt = self.expr(node.right, env)
         if op in ("in", "not in"):
-            if not is_collection(rt):
-                return self._bad(f"`{op}` looks in a list or a map, not in {rt}", node.right)
-            right = self.cast(right, rt, "collection", node.right)
-            if rt.kind in ("list", "map") and rt.item is not None:
-                self.check_member(node.left, lt, rt.key if rt.kind == "map" else rt.item)
+            right, item = self.collection(node.right, env, f"`{op}` looks in")
+            self.check_member(node.left, lt, item)
             if lt.kind == "name" and isinstance(node.right, s.ListLit):
-                self.check_member(node.right, rt, lt)  # `weapon.type in ["Stab", "Cutt"]`
+                self.check_member(node.right, T("list", item=item), lt)  # `… in ["Stab", "Cutt"]`
             return f"({left} {op} {right})", BOOL
+        right, rt = self.expr(node.right, env)
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
             return f"({left} {op} {right})", BOOL
@@ -165,18 +231,35 @@ class Emitter:
             if isinstance(node.right, s.Number) and number(node.right.text) != 0:
                 return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
             return f"_div({left}, {right})", NUM
+        if op == "mod":
+            result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
+            return f"_mod({left}, {right})", result
         # A number known only at run time stays `any`: whether it is whole is checked where it
         # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
         return f"({left} {op} {right})", result
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
-        if lt.kind == "name" and isinstance(node.right, s.String):
+        if "outcome" in (lt.kind, rt.kind):  # `save == "made"`: the outcome's name
+            self._check_outcome_name(node, lt, rt)
+        elif lt.kind == "name" and isinstance(node.right, s.String):
             self.check_member(node.right, rt, lt)
         elif rt.kind == "name" and isinstance(node.left, s.String):
             self.check_member(node.left, lt, rt)
         elif join(lt, rt) is None and "none" not in (lt.kind, rt.kind):
             self.scope.error(RuleTypeError, f"comparing {lt} with {rt} is never true", node.span)
+
+    def _check_outcome_name(self, node: s.Binary, lt: T, rt: T) -> None:
+        outcome, other, other_node = (lt, rt, node.right) if lt.kind == "outcome" else \
+            (rt, lt, node.left)
+        schema = self.scope.schemas.get(outcome.ref or "")
+        if other.kind not in ("name", "any", "none"):
+            self.scope.error(RuleTypeError, f"an outcome is compared with the name of an "
+                             f"outcome (\"made\"), not with {other}", node.span)
+        elif isinstance(other_node, s.String) and schema is not None and \
+                other_node.value not in schema.fields:
+            self.scope.unknown(f"outcome of {outcome.ref}", other_node.value, other_node.span,
+                               list(schema.fields))
 
     def check_member(self, node: s.Expr, got: T, wanted: T | None) -> None:
         """A quoted name used where a domain's name is expected must be one of its members."""
@@ -205,6 +288,8 @@ class Emitter:
 
     # -- access ----------------------------------------------------------------------------
     def visit_Attr(self, node: s.Attr, env: Env) -> tuple[str, T]:
+        if self._given_table(node.value, env) is not None:
+            return self._given_field(node, env)
         code, t = self.present(*self.expr(node.value, env), node.value)
         if t.kind == "any":
             return f"_attr({code}, {node.name!r}, {self.scope.span_ref(node.span)})", ANY
@@ -225,7 +310,19 @@ class Emitter:
             if ft is None:
                 return self._no_field(node, list(self.scope.combatant_fields), t.ref or "combatant")
             return f"{code}._values[{node.name!r}]", ft
+        if t.kind == "outcome":
+            return self._outcome_field(node, code, t)
         return self._bad(f"{t} has no fields (asked for .{node.name})", node)
+
+    def _outcome_field(self, node: s.Attr, code: str, t: T) -> tuple[str, T]:
+        """`save.throw`: a value of a called procedure's outcome, as its schema declares it
+        (none where the outcome reached does not carry it)."""
+        schema = self.scope.schemas.get(t.ref or "")
+        ft = schema.field_type(node.name) if schema is not None else None
+        if ft is None:
+            known = schema.all_fields() if schema is not None else []
+            return self._no_field(node, known, f"outcome of {t.ref}")
+        return f"{code}._values.get({node.name!r})", ft
 
     def _no_field(self, node: s.Attr, known: list[str], what: str) -> tuple[str, T]:
         self.scope.unknown(f"field of a {what}:", node.name, node.span, known)
@@ -233,22 +330,17 @@ class Emitter:
 
     def visit_Index(self, node: s.Index, env: Env) -> tuple[str, T]:
         code, t = self.present(*self.expr(node.value, env), node.value)
-        keys = [self.present(*self.expr(k, env), k) for k in node.keys]
         if t.kind == "table":
-            info = self.scope.tables[t.ref or ""]
-            if len(keys) != len(info.key_types):
-                return self._bad(f"table {t.ref} is looked up by {len(info.key_types)} key(s), "
-                                 f"not {len(keys)}", node)
-            for key_node, (_, kt), wanted in zip(node.keys, keys, info.key_types):
-                if not accepts(wanted, kt):
-                    self.scope.error(RuleTypeError,
-                                     f"table {t.ref} needs {wanted} here, not {kt}", key_node.span)
-                self.check_member(key_node, kt, wanted)
-            args = ", ".join(k for k, _ in keys)
-            return f"{code}.get({args})", info.value
+            look = self._table_lookup(node, code, self.scope.tables[t.ref or ""], env)
+            return ("None", ANY) if look is None else self._table_value(node, look)
+        keys = [self.present(*self.expr(k, env), k) for k in node.keys]
+        if node.given:
+            return self._bad("only a table with `given` figures is looked up with them", node)
         if len(keys) != 1:
             return self._bad("only tables are looked up by several keys", node)
         key, kt = keys[0]
+        if t.kind == "combatant":
+            return self._combatant_field(node, code, key, kt, t)
         if t.kind == "map":
             self.check_member(node.keys[0], kt, t.key)
             where = self.scope.span_ref(node.span)
@@ -264,6 +356,156 @@ class Emitter:
             label = repr(self.scope.text(node.value.span))
             return f"_item({code}, {key}, {self.scope.span_ref(node.span)}, {label})", ANY
         return self._bad(f"{t} cannot be looked up with [ ]", node)
+
+    def _combatant_field(self, node: s.Index, code: str, key: str, kt: T,
+                         t: T) -> tuple[str, T]:
+        """`defender[characteristic]`: the field a name value names. With the name's domain
+        known (an enum whose members name fields), each member must be a field and all of one
+        kind; else any field of the model, checked when the rule runs."""
+        fields = self.scope.combatant_fields
+        if kt.kind not in ("name", "any"):
+            return self._bad(f"a {t.ref}'s field is picked by a name, not {kt}", node)
+        key_node = node.keys[0]
+        if isinstance(key_node, s.String):
+            names = [key_node.value]
+        elif kt.kind == "name" and kt.domain is not None:
+            names = list(kt.domain.members)
+        else:
+            names = list(fields)
+        picked: dict[str, T] = {}
+        for name in names:
+            if field_name(name) in fields:
+                picked[field_name(name)] = fields[field_name(name)]
+            else:
+                what = f"field of a {t.ref}" + (f", named by {kt.domain.name}" if
+                                                 not isinstance(key_node, s.String) else "")
+                self.scope.unknown(what + ":", name, key_node.span, list(fields))
+        out: T | None = NOTHING
+        for ft in picked.values():
+            out = join(out, ft) if out is not None else None
+        if out is None and kt.kind == "name" and kt.domain is not None:
+            kinds = ", ".join(f"{f} is {ft}" for f, ft in picked.items())
+            self.scope.error(RuleTypeError, f"the fields {kt.domain.name} names hold different "
+                             f"kinds of value ({kinds})", key_node.span)
+        ref = self.scope.constant("FIELDS_", frozenset(picked))
+        where = self.scope.span_ref(node.span)
+        return f"_stat({code}, {key}, {ref}, {where})", \
+            ANY if out is None or out.kind == "nothing" else out
+
+    # -- tables with given figures ---------------------------------------------------------
+    def _table_lookup(self, node: s.Index, code: str, info: TableInfo,
+                      env: Env) -> _Lookup | None:
+        """A lookup in a table, its keys checked; None when it cannot be made."""
+        keys = [self.present(*self.expr(k, env), k) for k in node.keys]
+        name = info.decl.name
+        if len(keys) != len(info.key_types):
+            self._bad(f"table {name} is looked up by {len(info.key_types)} key(s), not "
+                      f"{len(keys)}", node)
+            return None
+        for key_node, (_, kt), wanted in zip(node.keys, keys, info.key_types):
+            if not accepts(wanted, kt):
+                self.scope.error(RuleTypeError, f"table {name} needs {wanted} here, not {kt}",
+                                 key_node.span)
+            self.check_member(key_node, kt, wanted)
+        return _Lookup(code, tuple(k for k, _ in keys), info, self._givens(node, info, env),
+                       self._row(node, info))
+
+    def _givens(self, node: s.Index, info: TableInfo, env: Env) -> str | None:
+        """`{'walk': …}`: the figures a lookup gives the table's expressions, by checked name."""
+        if not node.given:
+            return None
+        table = info.decl.name
+        if not info.decl.given:
+            self.scope.error(RuleTypeError, f"table {table} has no given figures (its header "
+                             "names none after `given`)", node.span)
+            return None
+        parts: dict[str, str] = {}
+        for name, value in node.given:
+            code, _ = self.expr(value, env)
+            if name not in info.decl.given:
+                self.scope.unknown(f"given figure of table {table}:", name, value.span,
+                                   list(info.decl.given))
+            elif name in parts:
+                self.scope.error(RuleTypeError, f"{name} is given twice", value.span)
+            else:
+                parts[name] = code
+        return "{" + ", ".join(f"{name!r}: {code}" for name, code in parts.items()) + "}"
+
+    def _row(self, node: s.Index, info: TableInfo) -> Any:
+        """The value a lookup finds when its keys are written out, for checking the figures
+        its expressions need; _UNKNOWN when they are not (or find nothing)."""
+        keys = [k.value if isinstance(k, s.String) else _literal_number(k) for k in node.keys]
+        if info.runtime is None or any(k is None for k in keys):
+            return _UNKNOWN
+        try:
+            return info.runtime.get(*keys)
+        except RulecraftError:
+            return _UNKNOWN
+
+    def _table_value(self, node: s.Index, look: _Lookup) -> tuple[str, T]:
+        """A row or a cell; with given figures (or a row written out), its table expressions
+        worked out."""
+        value, info = look.info.value, look.info
+        if look.givens is None and (look.row is _UNKNOWN or value != CELL):
+            return look.plain(), value  # a table expression stays one: read by Python
+        if value.kind == "record":
+            for field, ft in value.fields:
+                if ft == CELL:
+                    self._check_needs(node, info, field, _cell_of(look.row, field))
+            value = T("record", fields=tuple((f, GIVEN if ft == CELL else ft)
+                                             for f, ft in value.fields))
+        elif value == CELL:
+            self._check_needs(node, info, None, look.row)
+            value = GIVEN
+        return f"_given({look.table}, {look.keys()}, {look.givens or '{}'}, " \
+            f"{self.scope.span_ref(node.span)})", value
+
+    def _given_table(self, node: s.Expr, env: Env) -> TableInfo | None:
+        """The record table with `given` figures that `node` looks a row up in, if it does."""
+        if isinstance(node, s.Index) and isinstance(node.value, s.Name) and \
+                node.value.name not in env and node.value.name in self.scope.tables:
+            info = self.scope.tables[node.value.name]
+            if info.decl.given and info.value.kind == "record":
+                return info
+        return None
+
+    def _given_field(self, node: s.Attr, env: Env) -> tuple[str, T]:
+        """`timings["AT", base_speed = 14, walk = 6].time`: one field of a row, its table
+        expression worked out with the figures the lookup gives (only that field's)."""
+        lookup = node.value
+        assert isinstance(lookup, s.Index) and isinstance(lookup.value, s.Name)
+        info = self.scope.tables[lookup.value.name]
+        look = self._table_lookup(lookup, self.scope.table_ref(info.decl.name), info, env)
+        if look is None:
+            return "None", ANY
+        ft = info.value.field(node.name)
+        if ft is None:
+            return self._no_field(node, [f for f, _ in info.value.fields],
+                                  f"row of table {info.decl.name}")
+        if look.givens is None and (look.row is _UNKNOWN or ft != CELL):
+            return f"{look.plain()}._data[{node.name!r}]", ft
+        if ft == CELL:
+            self._check_needs(lookup, info, node.name, _cell_of(look.row, node.name))
+        return f"_given_field({look.table}, {look.keys()}, {look.givens or '{}'}, " \
+            f"{node.name!r}, {self.scope.span_ref(node.span)})", GIVEN if ft == CELL else ft
+
+    def _check_needs(self, node: s.Index, info: TableInfo, field: str | None, cell: Any) -> None:
+        """A table expression whose row is written out needs each given figure it uses."""
+        if not isinstance(cell, CellExpression):
+            return
+        try:
+            used = {name for name, _ in names_used(parse_expression(cell.text))}
+        except RulecraftError:
+            return
+        supplied = {name for name, _ in node.given}
+        missing = [g for g in info.decl.given if g in used and g not in supplied]
+        if missing:
+            shown = self.scope.text(node.span) + (f".{field}" if field else "")
+            keys = ", ".join(self.scope.text(k.span) for k in node.keys)
+            self.scope.error(RuleTypeError, f"{shown} is `= {cell.text}`, which needs "
+                             f"{', '.join(missing)}: give {'it' if len(missing) == 1 else 'them'}"
+                             f" in the lookup, as {info.decl.name}[{keys}, {missing[0]} = …]",
+                             node.span)
 
     def _fields_picked(self, key_node: s.Expr, kt: T, record: T) -> list[T]:
         """The types of the fields a name can pick: one for a quoted name, those of its
@@ -283,10 +525,19 @@ class Emitter:
             return self._formula_call(node, env)
         if node.name in _ROUNDING:
             return self._rounding(node, env)
-        args = [self.present(*self.expr(a, env), a) for a in node.args]
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name
+        if name in ("len", "count") and len(node.args) == (2 if name == "count" else 1):
+            return self._count(node, env)
+        args = [self.present(*self.expr(a, env), a) for a in node.args]
+        if name in ("maximum", "minimum", "mean") and len(args) == 1:
+            (code, at), = args
+            if not (is_number(at) or at.kind == "dice"):
+                return self._bad(f"{name} is of dice (or a number), not {at}", node.args[0])
+            code = self.cast(code, at, "dice", node.args[0])
+            where = self.scope.span_ref(node.span)
+            return f"_{name}({code}, {self.limits()}, {where})", NUM if name == "mean" else INT
         if name in ("ln", "sqrt", "abs") and len(args) == 1:
             (code, at), = args
             if not is_number(at):
@@ -301,8 +552,8 @@ class Emitter:
             if not is_number(bound_t):
                 return self._bad(f"{name} of dice takes one dice value and one number", node)
             side = "at_least" if name == "max" else "at_most"
-            return f"{dice_code}.clamped({side}={self.cast(bound, bound_t, 'num', bound_node)})", \
-                DICE
+            bound = self.cast(bound, bound_t, 'num', bound_node)
+            return f"_dice_of({dice_code}).clamped({side}={bound})", DICE
         if name in ("min", "max") and len(args) >= 2:
             for (_, at), arg in zip(args, node.args):
                 if not is_number(at):
@@ -317,23 +568,26 @@ class Emitter:
                     return self._bad(f"dice(count, sides) takes whole numbers, not {at}", arg)
             count, sides = (self.cast(c, at, "int", arg) for (c, at), arg in zip(args, node.args))
             return f"_dice({count}, {sides})", DICE
-        if name in ("count", "len", "flatten") and len(args) == (2 if name == "count" else 1):
+        if name == "flatten" and len(args) == 1:
             code, ct = args[0]
-            wanted = "map" if name == "flatten" else "collection"
-            if not (is_collection(ct) and (wanted == "collection" or ct.kind != "list")):
-                return self._bad(f"{name} needs {'a map of lists' if name == 'flatten' else 'a list or a map'}, "
-                                 f"not {ct}", node.args[0])
-            code = self.cast(code, ct, wanted, node.args[0])
-            if name == "count":
-                return f"_count({code}, {args[1][0]})", INT
-            if name == "len":
-                return f"len({code})", INT
+            if not (is_collection(ct) and ct.kind != "list"):
+                return self._bad(f"flatten needs a map of lists, not {ct}", node.args[0])
+            code = self.cast(code, ct, "map", node.args[0])
             item = ct.item.item if ct.kind == "map" and ct.item and ct.item.kind == "list" else ANY
             return f"_flatten({code})", T("list", item=item)
         if name in BUILTINS:
             return self._bad(f"{name} does not take {len(args)} argument(s) here", node)
         self.scope.unknown("function", name, node.span, BUILTINS + list(self.scope.formulas))
         return "None", ANY
+
+    def _count(self, node: s.Call, env: Env) -> tuple[str, T]:
+        """`len(c)`, `count(c, value)`: of any collection (`len(injury)`, `count(1..6, 3)`)."""
+        code, item = self.collection(node.args[0], env, f"{node.name} needs")
+        if node.name == "len":
+            return f"len({code})", INT
+        value, vt = self.present(*self.expr(node.args[1], env), node.args[1])
+        self.check_member(node.args[1], vt, item)
+        return f"_count({code}, {value})", INT
 
     def _rounding(self, node: s.Call, env: Env) -> tuple[str, T]:
         if node.named or not 1 <= len(node.args) <= 2:
@@ -403,12 +657,11 @@ class Emitter:
                              f"{declared.high}; {value} is outside", arg.span)
 
     def visit_Aggregate(self, node: s.Aggregate, env: Env) -> tuple[str, T]:
-        coll, ct = self.expr(node.collection, env)
-        if not is_collection(ct):
-            return self._bad(f"{node.name}(… for {node.var} in …) goes over a list or a map, "
-                             f"not {ct}", node.collection)
-        coll = self.cast(coll, ct, "collection", node.collection)
-        var_type = (ct.key if ct.kind == "map" else ct.item) or ANY
+        if node.name not in AGGREGATES:
+            return self._bad(f"only {', '.join(AGGREGATES[:-1])} and {AGGREGATES[-1]} go over "
+                             "a collection", node)
+        coll, var_type = self.collection(node.collection, env,
+                                         f"{node.name}(… for {node.var} in …) goes over")
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
         where = self.scope.span_ref(node.span)
@@ -426,7 +679,49 @@ class Emitter:
             if node.name == "count":
                 return f"sum(1 for v_{node.var} in {coll} if {body})", INT
             return f"{node.name}([{body} for v_{node.var} in {coll}])", BOOL
-        return self._bad("only max, min, sum, any, all and count go over a collection", node)
+        key = self._order_key(node.body, inner)
+        pairs = f"[({key}, v_{node.var}) for v_{node.var} in {coll}]"
+        if node.name in ("argmin", "argmax"):
+            return f"_best({pairs}, {node.name == 'argmin'}, {where})", var_type
+        return f"_sort({pairs}, {node.name == 'sort_descending'})", T("list", item=var_type)
+
+    def _order_key(self, node: s.Expr, env: Env) -> str:
+        """What argmin, argmax and sort compare: a number, or a list of numbers compared item
+        by item (`[c.initiative, c.dexterity]`: dexterity breaks ties)."""
+        items = node.items if isinstance(node, s.ListLit) else (node,)
+        codes = []
+        for item in items:
+            code, t = self.expr(item, env)
+            if not is_number(t):
+                self._bad(f"this orders by numbers (or a list of numbers, [a, b]), not by {t}",
+                          item)
+            codes.append(self.cast(code, t, "num", item))
+        if isinstance(node, s.ListLit):
+            return "(" + "".join(code + ", " for code in codes) + ")"
+        return codes[0]
+
+
+@attrs.frozen
+class _Lookup:
+    """A table lookup being compiled: the table's global, its keys' Python, the given figures'
+    Python (None when it names none), and the row when its keys are written out."""
+
+    table: str
+    args: tuple[str, ...]
+    info: TableInfo
+    givens: str | None
+    row: Any
+
+    def plain(self) -> str:
+        return f"{self.table}.get({', '.join(self.args)})"
+
+    def keys(self) -> str:
+        return "(" + "".join(arg + ", " for arg in self.args) + ")"
+
+
+def _cell_of(row: Any, field: str) -> Any:
+    """One field of a row found when compiling (_UNKNOWN when the row is not known)."""
+    return row._data.get(field, _UNKNOWN) if isinstance(row, Record) else _UNKNOWN
 
 
 def _literal_number(node: s.Expr) -> Any:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import re
+import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -16,6 +18,13 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
 MAX_HINTS = 50  # "did you mean" hints per compile
+# Old prefixes of constant() as the kind a global's name starts with.
+_KINDS = {"C": "NUM"}
+
+
+def _readable(name: str) -> bool:
+    """A name Python reads back as itself: an identifier, already in NFKC form."""
+    return name.isidentifier() and unicodedata.normalize("NFKC", name) == name
 
 
 @attrs.define
@@ -50,10 +59,17 @@ class Scope:
     combatant: s.CombatantDecl | None = None
     combatant_fields: dict[str, T] = attrs.field(factory=dict)
     procedures: dict[str, s.ProcedureDecl] = attrs.field(factory=dict)
+    # Filled as procedures are generated (callees first): what a call needs of its callee.
+    procedure_params: dict[str, list[tuple[str, T]]] = attrs.field(factory=dict)
+    procedure_choices: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    procedure_checks: dict[tuple[str, str], str] = attrs.field(factory=dict)  # -> Param global
+    schemas: dict[str, Any] = attrs.field(factory=dict)  # procedure -> outcomes.Schema
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)
     limits: Limits = DEFAULT_LIMITS
+    _members: dict[frozenset[Any], str] = attrs.field(factory=dict, init=False, repr=False)
+    _members_count: int = attrs.field(default=-1, init=False, repr=False)
 
     # -- errors ----------------------------------------------------------------------------
     def error(self, kind: type[RulecraftError], message: str, span: Span | None) -> None:
@@ -72,6 +88,10 @@ class Scope:
         return self.source[span.start:span.end].strip()
 
     # -- generated-code globals ------------------------------------------------------------
+    # Each is named `KIND_what`: an upper-case kind and what it holds (NUM_2_8, DICE_2d4_plus_12,
+    # SPAN_L42_C5, COL_weapons_a, T_weapons, PARAM_dexterity_L238, MEMBERS_armour). Generated
+    # functions and locals start in lower case (f_, pub_, p_, cell_, v_, derive) and helpers with
+    # `_`, so a global never meets either; two globals whose names would meet get `_2`, `_3`, ….
     def constant(self, prefix: str, value: Any) -> str:
         """A module-level name bound to `value`: equal numbers, dice and name sets share one."""
         shareable = isinstance(value, (Decimal, Dice, frozenset, tuple))
@@ -79,7 +99,8 @@ class Scope:
         key = (prefix, type(value), str(value))
         if shareable and key in self.shared and self.constants[self.shared[key]] == value:
             return self.shared[key]
-        name = f"{prefix}{len(self.constants)}"
+        kind = _KINDS.get(prefix.rstrip("_"), prefix.rstrip("_").upper())
+        name = self._fresh(kind, self._what(value))
         self.constants[name] = value
         if shareable:
             self.shared.setdefault(key, name)
@@ -97,16 +118,64 @@ class Scope:
 
         key = ("COL", name, field)
         if key not in self.shared:
-            # Numbered: `T_a__b` could be table a's column b or a table called a__b.
-            ref = f"COL{len(self.constants)}_{name}_{field}"
+            # `COL_a_b_c` is table a's column b_c or table a_b's column c: the second is _2.
+            ref = self._fresh("COL", f"{name}_{field}")
             self.constants[ref] = Column(self.tables[name].runtime, field)
             self.shared[key] = ref
         return self.shared[key]
 
     def span_ref(self, span: Span) -> str:
-        name = f"S{len(self.constants)}"
-        self.constants[name] = span
-        return name
+        """The global holding a span (for errors and the trace): one per place in the file."""
+        key = ("SPAN", span)
+        if key not in self.shared:
+            at = f"L{span.line}_C{span.column}"
+            # Nested expressions can start at one place: the longer is named by its end too.
+            name = self._fresh("SPAN", at, f"{at}_to_L{span.end_line}_C{span.end_column}")
+            self.constants[name] = span
+            self.shared[key] = name
+        return self.shared[key]
+
+    def _fresh(self, kind: str, *whats: str) -> str:
+        """`KIND_what` for the first `what` no global has taken, else the last one numbered."""
+        names = [f"{kind}_{what}" if what else kind for what in whats] or [kind]
+        names = [n if _readable(n) else kind for n in names]
+        for name in names:
+            if name not in self.constants:
+                return name
+        number = 2
+        while f"{names[-1]}_{number}" in self.constants:
+            number += 1
+        return f"{names[-1]}_{number}"
+
+    def _what(self, value: Any) -> str:
+        """What a constant holds, in identifier characters: 2.8 → 2_8, 2d4+12 → 2d4_plus_12,
+        a parameter → its name and line, the members of an enum → the enum's name."""
+        if isinstance(value, (int, Decimal, Dice)):
+            text = str(value).replace("E+", "e").replace("E-", "e_minus_")
+            for sign, word in (("+", "_plus_"), ("-", "_minus_"), (".", "_")):
+                text = text.replace(sign, word)
+            return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")
+        if isinstance(value, (frozenset, tuple)):
+            return self._domain_names().get(frozenset(value), "")
+        name, span = getattr(value, "name", None), getattr(value, "span", None)
+        if isinstance(name, str):  # a Param
+            return f"{name}_L{span.line}" if isinstance(span, Span) else name
+        return ""
+
+    def _domain_names(self) -> dict[frozenset[Any], str]:
+        """Each enum's or record table's member set → its name (built once they are all known)."""
+        count = len(self.enums) + len(self.domains)
+        if self._members_count != count:
+            named: dict[frozenset[Any], list[str]] = {}
+            for domain in (*self.enums.values(), *self.domains.values()):
+                names = named.setdefault(frozenset(domain.members), [])
+                if domain.name not in names:
+                    names.append(domain.name)
+            # Several types with the same members: the name says so rather than pick one.
+            self._members = {members: "_or_".join(names[:3]) + ("_etc" if names[3:] else "")
+                             for members, names in named.items()}
+            self._members_count = count
+        return self._members
 
     # -- types -----------------------------------------------------------------------------
     def resolve_type(self, node: s.TypeExpr | None) -> T:

@@ -11,17 +11,26 @@ from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.errors import RulecraftError, Span, TableError
 from rulecraft.runtime.limits import Limits
-from rulecraft.runtime.tables import Cell, CellExpression, IntRange, Key, Record, Row, Table
+from rulecraft.runtime.tables import Cell, CellExpression, Key, Record, Row, Table
 
 from . import cells
+from .cells import Notation
+from .columns import CellTypes, RawCell, Reader, record_reader
 from .coverage import build_index
+from .keys import KeyKind, KeyReader
+from .layout import Grid, Layout
 from .scope import Scope, TableInfo
-from .types import ANY, CELL, DICE, INT, NUM, T, Domain
+from .types import CELL, INT, NUM, T, Domain
+
+# The options every table may set, with the values each takes; any other option line of a
+# record table declares a column's type (`a: number`).
+OPTIONS = {"blank": ("above", "empty"), "results": ("across", "down"), "gaps": ("allowed",)}
 
 
 @attrs.define
 class PendingCell:
-    """An `= expression` cell, compiled by the code generator once every name is known."""
+    """An `= expression` cell or a band's bound, compiled by the code generator once every name
+    is known."""
 
     cell: CellExpression
     expr: s.Expr
@@ -29,90 +38,33 @@ class PendingCell:
     table: str
 
 
-@attrs.define
-class _KeyKind:
-    kind: str  # "enum", "names", "integer", "number"
-    domain: Domain | None = None
-    low: Any = None
-    high: Any = None
-    members: frozenset[str] = frozenset()  # an enum's names, for one hash lookup per cell
-
-
 class TableBuilder:
     """Builds one table; every problem found is added to the scope's errors."""
 
-    def __init__(self, scope: Scope, decl: s.TableDecl) -> None:
+    def __init__(self, scope: Scope, decl: s.TableDecl,
+                 notations: dict[str, Notation] | None = None) -> None:
         self.scope = scope
         self.decl = decl
         self.pending: list[PendingCell] = []
         self.expressions = 0  # `= …` cells read so far: a column holding one is typed `cell`
+        self.types = CellTypes(scope, notations or {})
+        self.keys = KeyReader(scope, decl, self._bound)
 
     def error(self, message: str, span: Span | None) -> None:
         self.scope.error(TableError, message, span)
 
     # -- splitting rows into cells ---------------------------------------------------------
     def split(self, row: s.RowLine) -> list[tuple[str, Span]]:
-        """A row's cells, each with the span of its text (for carets under a bad cell)."""
+        """A row's cells, each with the span of its text (for carets under a bad cell, and to
+        slice the rule text an expression cell came from)."""
         if not row.closed:
             self.error("a table row ends with |", _end_of(row))
-        filename, line, column = row.span.filename, row.span.line, row.span.column
+        filename, line, column, start = (row.span.filename, row.span.line, row.span.column,
+                                         row.span.start)
         return [(text, Span(filename, line, column + offset, line,
-                            column + offset + (len(text) or 1)))
+                            column + offset + (len(text) or 1), start + offset,
+                            start + offset + len(text)))
                 for text, offset in row.cells()]
-
-    # -- keys ------------------------------------------------------------------------------
-    def key_kind(self, spec: s.KeySpec, free_names: bool) -> _KeyKind:
-        t = spec.type
-        if isinstance(t, s.RangeType):
-            low, high = cells.number(t.low), cells.number(t.high)
-            if isinstance(low, int) and isinstance(high, int):
-                self._check_span(f"{t.low}..{t.high}", low, high, t.span)
-                return _KeyKind("integer", low=low, high=high)
-            return _KeyKind("number", low=low, high=high)
-        name = t.name if isinstance(t, s.NamedType) else spec.name
-        if name in ("integer", "number"):
-            return _KeyKind(name)
-        domain = self.scope.domain(name)
-        if domain is not None:
-            return _KeyKind("enum", domain=domain, members=frozenset(domain.members))
-        if t is None and free_names:
-            return _KeyKind("names")
-        self.scope.unknown("key type", name, (t or spec).span,
-                           [*self.scope.enums, *self.scope.domains, "integer", "number"])
-        return _KeyKind("names")
-
-    def key_cell(self, kk: _KeyKind, text: str, span: Span, label: str) -> Any:
-        """A printed key cell as its matcher: a name, an int, an IntRange or a Band."""
-        if kk.kind in ("enum", "names"):
-            if kk.domain is not None and text not in kk.members:
-                self.scope.unknown(kk.domain.name, text, span, list(kk.domain.members))
-            return text
-        if kk.kind == "integer":
-            value = cells.parse_int_key(text, kk.high)
-            if value is None and kk.high is None:
-                band = cells.parse_band(text)
-                if band is not None and all(isinstance(x, (int, type(None)))
-                                            for x in (band.low, band.high)):
-                    return band
-            if value is None:
-                self.error(f"{text!r} is not a whole number or range like 01-10 for {label}", span)
-                return None
-            if isinstance(value, IntRange):  # kept whole even past the limit: no gap follows
-                self._check_span(text, value.low, value.high, span)
-            return value
-        band = cells.parse_band(text)
-        if band is None:
-            self.error(f"{text!r} is not a number or band like 0.1–1.9, 8 and up, >75 for {label}",
-                       span)
-        return band
-
-    def _check_span(self, text: str, low: int, high: int, span: Span) -> None:
-        """A range key holds at most key_span numbers (lookups never expand a range, but a
-        sheet or a tool listing its values would)."""
-        limit = self.scope.limits.key_span
-        if high - low + 1 > limit:
-            self.error(f"{text} holds {high - low + 1} numbers; a range key may hold at most "
-                       f"{limit} {Limits.hint('key_span')}", span)
 
     # -- the table -------------------------------------------------------------------------
     def build(self) -> TableInfo | None:
@@ -128,14 +80,30 @@ class TableBuilder:
             return None
         header = self.split(lines[0])
         body = self._body(lines[1:], width)
-        options = {o.name: o.value for o in decl.options}
-        for o in decl.options:
-            if o.name != "blank" or o.value not in ("above", "empty"):
-                self.error(f"unknown table option {o.name}: {o.value} (known: blank: above)",
-                           o.span)
+        options, declared = self._options()
         if decl.cell_type is None or len(decl.keys) == 1:
-            return self._record(header, body, options)
+            return self._record(header, body, options, declared)
+        for o in declared:
+            self._unknown_option(o, None)
         return self._grid(header, body, options)
+
+    def _options(self) -> tuple[dict[str, str], list[s.TableOption]]:
+        """The table's options, and the option lines left over (a record table's column types)."""
+        options: dict[str, str] = {}
+        declared: list[s.TableOption] = []
+        for o in self.decl.options:
+            if o.name not in OPTIONS:
+                declared.append(o)
+            elif o.value in OPTIONS[o.name]:
+                options[o.name] = o.value
+            else:
+                self._unknown_option(o, None)
+        return options, declared
+
+    def _unknown_option(self, o: s.TableOption, field: str | None) -> None:
+        column = f", or a column's type such as `{field}: number`" if field else ""
+        self.error(f"unknown table option {o.name}: {o.value} (known: blank: above, "
+                   f"results: across, gaps: allowed{column})", o.span)
 
     def _printed_rows(self) -> list[s.RowLine] | None:
         """The header and rows, dashed rules left out; None (and an error) past table_rows,
@@ -173,69 +141,122 @@ class TableBuilder:
             self.error(f"this row has {_width(row)} cells; the header has {width}", row.span)
         return body
 
-    def _record(self, header: list[tuple[str, Span]], body: list[Any],
-                options: dict[str, str]) -> TableInfo | None:
+    # -- record tables: named columns ------------------------------------------------------
+    def _record(self, header: list[tuple[str, Span]], body: list[Any], options: dict[str, str],
+                declared: list[s.TableOption]) -> TableInfo | None:
         decl = self.decl
         nkeys = len(decl.keys)
-        kinds = [self.key_kind(k, free_names=True) for k in decl.keys]
-        fields = [cells.snake(label) for label, _ in header[nkeys:]]
+        kinds = [self.keys.kind(k, free_names=True) for k in decl.keys]
+        labels = header[nkeys:]
+        fields = [cells.snake(label) for label, _ in labels]
         if not fields:
             self.error(f"table {decl.name} has no columns after its key column(s)", decl.span)
             return None
-        named: set[str] = set()
-        for i, f in enumerate(fields):
-            if f in named:
-                self.error(f"column {f!r} appears twice", header[nkeys + i][1])
-            named.add(f)
-        rows: list[Row] = []
-        parsed: list[tuple[tuple[Any, ...], list[Any]]] = []
-        column_kinds: list[set[str]] = [set() for _ in fields]
-        typed = self._cell_parser() if decl.cell_type is not None else None
-        if typed is not None and len(fields) != 1:
-            self.error(f"a one-key table with -> has one value column; this one has {len(fields)}",
-                       decl.span)
+        self._unique(fields, labels)
+        self._results_need_cells(options)
+        readers = self._column_readers(fields, declared)
+        if readers is None:
             return None
-        spans: list[tuple[Span, ...]] = []
-        for row, cells_ in body:
-            matchers = tuple(self.key_cell(kk, text, span, spec.name)
-                             for kk, spec, (text, span) in zip(kinds, decl.keys, cells_))
-            values = []
-            for i, (text, span) in enumerate(cells_[nkeys:]):
-                if typed is not None:
-                    kind, value = "typed", typed[1](text, span)
-                else:
-                    kind, value = self._value_cell(text, span)
-                column_kinds[i].add(kind)
-                values.append(value)
-            parsed.append((matchers, values))
-            spans.append(tuple(sp for _, sp in cells_[:nkeys]))
-            rows.append(Row(tuple(Cell(t, m, sp) for (t, sp), m in zip(cells_, matchers)),
-                            tuple(Cell(t, v, sp) for (t, sp), v in zip(cells_[nkeys:], values)),
-                            row.span, row.comments))
-        for i, kk in enumerate(kinds):
-            if kk.kind == "names":
-                members = tuple(m[i] for m, _ in parsed)
-                kk.domain = Domain(decl.keys[i].name, members, decl.name if nkeys == 1 else None)
-                if nkeys == 1 and decl.keys[i].name not in self.scope.domains and \
-                        decl.keys[i].name not in self.scope.enums:
-                    self.scope.domains[decl.keys[i].name] = kk.domain
-        if typed is not None:
-            blank = any(v[0] is None for _, v in parsed)
-            ftypes = [CELL if self.expressions else typed[0].or_none() if blank else typed[0]]
-        else:
-            ftypes = [self._column_type(k) for k in column_kinds]
+        matchers: list[tuple[Any, ...]] = []
+        raw: list[list[RawCell]] = [[] for _ in fields]
+        for _, cells_ in body:
+            matchers.append(tuple(self.keys.cell(kk, text, span, spec.name)
+                                  for kk, spec, (text, span) in zip(kinds, decl.keys, cells_)))
+            for column, reader, (text, span) in zip(raw, readers, cells_[nkeys:]):
+                column.append(self._raw(text, span, reader))
+        ftypes, columns = [], []
+        for column, reader, (label, _), field in zip(raw, readers, labels, fields):
+            t, values = self._column(column, reader, label, field)
+            ftypes.append(t)
+            columns.append(values)
+        by_row = list(zip(*columns))
+        rows = tuple(Row(tuple(Cell(t, m, sp) for (t, sp), m in zip(cells_, ms)),
+                         tuple(Cell(t, v, sp) for (t, sp), v in zip(cells_[nkeys:], values)),
+                         row.span, row.comments)
+                     for (row, cells_), ms, values in zip(body, matchers, by_row))
+        self._row_names(kinds, matchers, nkeys)
         single = len(fields) == 1
-        index_values = [(m, (v[0] if single else Record(dict(zip(fields, v)))))
-                        for m, v in parsed]
+        values = [v[0] if single else Record(dict(zip(fields, v))) for v in by_row]
         keys = tuple(self._runtime_key(spec, kk, label) for spec, kk, (label, _) in
                      zip(decl.keys, kinds, header))
-        table = self._table("record", keys, header[:nkeys], header[nkeys:], tuple(fields),
-                            tuple(rows), options)
-        build_index(table, kinds, [m for m, _ in index_values], [v for _, v in index_values],
-                    spans, self.error)
+        table = self._table("record", keys, header[:nkeys], labels, tuple(fields), rows, options)
+        build_index(table, kinds, matchers, values,
+                    [tuple(sp for _, sp in cells_[:nkeys]) for _, cells_ in body], self.error,
+                    ["row"] * nkeys, options.get("gaps") == "allowed")
         value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
 
+    def _unique(self, fields: list[str], labels: list[tuple[str, Span]]) -> None:
+        named: set[str] = set()
+        for f, (_, span) in zip(fields, labels):
+            if f in named:
+                self.error(f"column {f!r} appears twice", span)
+            named.add(f)
+
+    def _column_readers(self, fields: list[str],
+                        declared: list[s.TableOption]) -> list[Reader | None] | None:
+        """Each column's declared type (`-> TYPE` for a one-key table's one column, or a
+        `field: TYPE` line), None where the cells say what the column holds."""
+        if self.decl.cell_type is not None:
+            if len(fields) != 1:
+                self.error(f"a one-key table with -> has one value column; this one has "
+                           f"{len(fields)}", self.decl.span)
+                return None
+            for o in declared:
+                self._unknown_option(o, None)
+            return [self._cell_reader()]
+        readers: dict[str, Reader | None] = {}
+        for o in declared:
+            if o.name not in fields:
+                self._unknown_option(o, fields[0])
+            else:
+                readers[o.name] = self.types.reader(o.value, o.span, "column type")
+        return [readers.get(f) for f in fields]
+
+    def _raw(self, text: str, span: Span, reader: Reader | None) -> RawCell:
+        """A cell as first read: by its column's declared type, or by what it looks like."""
+        if not text:
+            return "blank", None, text, span
+        if text.startswith("="):
+            return "expr", self._expression(text, span), text, span
+        if reader is None:
+            return (*self._value_cell(text), text, span)
+        return "typed", None, text, span  # read with its column's label, in _column
+
+    def _column(self, raw: list[RawCell], reader: Reader | None, label: str,
+                field: str) -> tuple[T, list[Any]]:
+        """One column's type and values: as declared, or as most of its cells print."""
+        if reader is None:
+            return self.types.infer(raw, label, field)
+        context = label if self.decl.cell_type is None else None
+        values = [self.types.read(reader, text, span, context) if kind == "typed" else value
+                  for kind, value, text, span in raw]
+        kinds = {kind for kind, *_ in raw}
+        if "expr" in kinds:
+            return CELL, values
+        return (reader.type.or_none() if "blank" in kinds else reader.type), values
+
+    def _row_names(self, kinds: list[KeyKind], matchers: list[tuple[Any, ...]],
+                   nkeys: int) -> None:
+        """A key of names only (`by weapon`) is the type its rows name; a one-key table's is a
+        type rules may declare (`weapon: weapon`)."""
+        decl = self.decl
+        for i, kk in enumerate(kinds):
+            if kk.kind != "names":
+                continue
+            members = tuple(m[i] for m in matchers)
+            kk.domain = Domain(decl.keys[i].name, members, decl.name if nkeys == 1 else None)
+            name = decl.keys[i].name
+            if nkeys == 1 and name not in self.scope.domains and name not in self.scope.enums:
+                self.scope.domains[name] = kk.domain
+
+    def _results_need_cells(self, options: dict[str, str]) -> None:
+        if "results" in options:
+            o = next(o for o in self.decl.options if o.name == "results")
+            self.error("`results:` says where the results of a table with a key `in cells` "
+                       "are printed; this table has no such key", o.span)
+
+    # -- cross and inverted tables ---------------------------------------------------------
     def _grid(self, header: list[tuple[str, Span]], body: list[Any],
               options: dict[str, str]) -> TableInfo | None:
         decl = self.decl
@@ -247,58 +268,84 @@ class TableBuilder:
         if len(inverted) > 1 or (inverted and len(decl.keys) != 2):
             self.error("only one key of a two-key table can be `in cells`", decl.span)
             return None
-        kinds = [self.key_kind(k, free_names=not inverted) for k in decl.keys]
-        if inverted:
-            cell_key = inverted[0]
-            column_key = 1 - cell_key
-            row_keys: list[int] = []
+        if not inverted:
+            self._results_need_cells(options)
+        layout = Layout.of(len(decl.keys), inverted[0] if inverted else None,
+                           options.get("results") == "across")
+        # A key down the side may name its own rows; one in or over an inverted table's cells
+        # is declared.
+        kinds = [self.keys.kind(k, free_names=not inverted or i in layout.side_keys)
+                 for i, k in enumerate(decl.keys)]
+        column_cells = header[layout.nside:]
+        self._infer_keys(kinds, layout, body, column_cells)
+        reader = self._cell_reader() or Reader("name", T("name"), "a name", lambda t: t)
+        if layout.across:
+            columns = [self._read(reader, text, span) for text, span in column_cells]
         else:
-            cell_key = -1
-            column_key = len(decl.keys) - 1
-            row_keys = list(range(len(decl.keys) - 1))
-        nrow = 1 if inverted else len(row_keys)
-        column_cells = header[nrow:]
-        columns = [self.key_cell(kinds[column_key], text, span, decl.keys[column_key].name)
-                   for text, span in column_cells]
-        value_type, parse_value = self._cell_parser()
-        grid = _Grid(columns, [span for _, span in column_cells], column_key,
-                     fill=options.get("blank") == "above")
-        rows: list[Row] = []
-        for row, cells_ in body:
-            side, printed_cells = cells_[:nrow], cells_[nrow:]
-            if inverted:
-                result = parse_value(*side[0])
-                printed = [grid.add_ranges(result, cell_key, self.key_cell(
-                    kinds[cell_key], text, span, decl.keys[cell_key].name) if text else None,
-                    j, span) for j, (text, span) in enumerate(printed_cells)]
-                key_cells = (Cell(side[0][0], result, side[0][1]),)
-            else:
-                matchers = tuple(self.key_cell(kinds[k], t, sp, decl.keys[k].name)
-                                 for k, (t, sp) in zip(row_keys, side))
-                printed = [grid.add_value(matchers, [sp for _, sp in side], parse_value(t, sp), j)
-                           for j, (t, sp) in enumerate(printed_cells)]
-                key_cells = tuple(Cell(t, m, sp) for (t, sp), m in zip(side, matchers))
-            rows.append(Row(key_cells, tuple(Cell(t, v, sp) for (t, sp), v in
-                                             zip(printed_cells, printed)), row.span, row.comments))
-        matchers, values, spans = grid.matchers, grid.values, grid.spans
+            ck = layout.column_key
+            columns = [self.keys.cell(kinds[ck], text, span, decl.keys[ck].name)
+                       for text, span in column_cells]
+        grid = Grid(columns, [span for _, span in column_cells], layout,
+                    fill=options.get("blank") == "above")
+        rows = tuple(self._grid_row(grid, kinds, reader, row, cells_) for row, cells_ in body)
         for i, kk in enumerate(kinds):
             if kk.kind == "names":
                 kk.domain = Domain(decl.keys[i].name,
-                                   tuple(dict.fromkeys(str(m[i]) for m in matchers)))
+                                   tuple(dict.fromkeys(str(m[i]) for m in grid.matchers)))
         keys = tuple(self._runtime_key(spec, kk, spec.name) for spec, kk in zip(decl.keys, kinds))
-        table = self._table("inverted" if inverted else "cross", keys, header[:nrow],
-                            column_cells, tuple(str(c) for c in columns), tuple(rows), options)
-        build_index(table, kinds, matchers, values, spans, self.error)
+        table = self._table("inverted" if inverted else "cross", keys, header[:layout.nside],
+                            column_cells, tuple(str(c) for c in columns), rows, options)
+        build_index(table, kinds, grid.matchers, grid.values, grid.spans, self.error,
+                    [layout.grouped_by(dim) for dim in range(len(kinds))],
+                    options.get("gaps") == "allowed")
+        value_type = reader.type
         if self.expressions:
             value_type = CELL  # read from Python with its given figures, not by a rule
-        elif any(v is None for v in values):
+        elif any(v is None for v in grid.values):
             value_type = value_type.or_none()  # a blank cell
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value_type, table)
 
+    def _infer_keys(self, kinds: list[KeyKind], layout: Layout, body: list[Any],
+                    column_cells: list[tuple[str, Span]]) -> None:
+        """Undeclared keys printed as numbers, ranges or bands are keys of numbers."""
+        for position, k in enumerate(layout.side_keys):
+            if self.decl.keys[k].type is None:
+                kinds[k] = self.keys.printed_as_numbers(
+                    kinds[k], [cells_[position][0] for _, cells_ in body])
+        k = layout.column_key
+        if k is not None and not layout.across and self.decl.keys[k].type is None:
+            kinds[k] = self.keys.printed_as_numbers(kinds[k], [t for t, _ in column_cells])
+
+    def _grid_row(self, grid: Grid, kinds: list[KeyKind], reader: Reader, row: s.RowLine,
+                  cells_: list[tuple[str, Span]]) -> Row:
+        """One printed row of a cross or inverted table, its entries added to the grid."""
+        keys, layout = self.decl.keys, grid.layout
+        side, printed_cells = cells_[:layout.nside], cells_[layout.nside:]
+        if layout.cell_key is None:
+            matchers = tuple(self.keys.cell(kinds[k], t, sp, keys[k].name)
+                             for k, (t, sp) in zip(layout.side_keys, side))
+            printed = [grid.add_value(matchers, [sp for _, sp in side],
+                                      self._read(reader, t, sp), j)
+                       for j, (t, sp) in enumerate(printed_cells)]
+            key_cells = tuple(Cell(t, m, sp) for (t, sp), m in zip(side, matchers))
+        else:
+            ck = layout.cell_key
+            (side_text, side_span), = side
+            if layout.across:
+                other = layout.side_keys[0]
+                head = self.keys.cell(kinds[other], side_text, side_span, keys[other].name)
+            else:
+                head = self._read(reader, side_text, side_span)
+            printed = []
+            for j, (text, span) in enumerate(printed_cells):
+                matcher = self.keys.cell(kinds[ck], text, span, keys[ck].name) if text else None
+                printed.append(grid.add_range(head, side_span, matcher, j, span))
+            key_cells = (Cell(side_text, head, side_span),)
+        return Row(key_cells, tuple(Cell(t, v, sp) for (t, sp), v in zip(printed_cells, printed)),
+                   row.span, row.comments)
+
     # -- cells -----------------------------------------------------------------------------
-    def _value_cell(self, text: str, span: Span) -> tuple[str, Any]:
-        if text.startswith("="):
-            return "expr", self._expression(text, span)
+    def _value_cell(self, text: str) -> tuple[str, Any]:
         kind, value = cells.infer(text)
         if kind == "name":
             record = cells.parse_record(text)
@@ -306,91 +353,53 @@ class TableBuilder:
                 return "record", record
         return kind, value
 
+    def _read(self, reader: Reader, text: str, span: Span) -> Any:
+        """A cell of a declared type (`-> TYPE`): blank, an expression, or read as the type."""
+        if not text:
+            return None
+        if text.startswith("="):
+            return self._expression(text, span)
+        return self.types.read(reader, text, span)
+
     def _expression(self, text: str, span: Span) -> CellExpression | None:
         body = text[1:].strip()
-        offset = len(text) - len(text[1:].lstrip()) 
+        offset = len(text) - len(text[1:].lstrip())
+        at = Span(span.filename, span.line, span.column + offset, span.line,
+                  span.column + offset + len(body), span.start + offset,
+                  span.start + offset + len(body))
+        cell = self._bound(body, at)
+        if cell is not None:
+            self.expressions += 1
+        return cell
+
+    def _bound(self, text: str, span: Span) -> CellExpression | None:
+        """An expression of the table's given names (an `= …` cell's, or a band's bound),
+        compiled once every name is known."""
         try:
-            node = parse_expression(body, span.filename, span.line, span.column + offset,
-                                    self.scope.source, self.scope.limits)
+            node = parse_expression(text, span.filename, span.line, span.column,
+                                    self.scope.source, self.scope.limits, position=span.start)
         except RulecraftError as err:
             self.scope.errors.append(err)
             return None
-        self.expressions += 1
-        cell = CellExpression(body, self.decl.given, _unset)
+        cell = CellExpression(text, self.decl.given, _unset)
         self.pending.append(PendingCell(cell, node, self.decl.given, self.decl.name))
         return cell
 
-    def _cell_parser(self) -> tuple[T, Any]:
+    def _cell_reader(self) -> Reader | None:
+        """The reader of the declared `-> TYPE` (a record's fields, or a named type)."""
         ct = self.decl.cell_type
         if isinstance(ct, tuple):
-            fields = ct
-
-            def parse_record(text: str, span: Span) -> Any:
-                if not text:
-                    return None
-                if text.startswith("="):
-                    return self._expression(text, span)
-                parts = cells.parse_record(text)
-                if parts is None or len(parts) != len(fields):
-                    self.error(f"{text!r} should be {len(fields)} numbers separated by / "
-                               f"({'/'.join(fields)})", span)
-                    return None
-                return Record(dict(zip(fields, parts)))
-
-            return T("record", fields=tuple((f, NUM) for f in fields)), parse_record
+            return record_reader(ct)
         assert isinstance(ct, str)
-        domain = self.scope.domain(ct)
-        members = frozenset(domain.members) if domain is not None else frozenset()
-        if ct not in ("integer", "number", "dice", "name") and domain is None:
-            self.scope.unknown("cell type", ct, self.decl.span,
-                               ["integer", "number", "dice", "name", *self.scope.enums])
-
-        def parse_cell(text: str, span: Span) -> Any:
-            if not text:
-                return None
-            if text.startswith("="):
-                return self._expression(text, span)
-            if ct in ("integer", "number"):
-                if not cells.NUM_RE.match(text):
-                    self.error(f"{text!r} is not a number", span)
-                    return None
-                return cells.number(text)
-            if ct == "dice":
-                dice = cells.parse_dice(text)
-                if dice is None:
-                    self.error(f"{text!r} is not dice like 2d4+12", span)
-                return dice
-            if domain is not None and text not in members:
-                self.scope.unknown(domain.name, text, span, list(domain.members))
-            return text
-
-        vt = {"integer": INT, "number": NUM, "dice": DICE}.get(ct) or T("name", domain=domain)
-        return vt, parse_cell
-
-    def _column_type(self, kinds: set[str]) -> T:
-        if "expr" in kinds:
-            return CELL
-        if kinds - {"blank"} and "blank" in kinds:
-            return self._column_type(kinds - {"blank"}).or_none()
-        if not kinds - {"blank"}:
-            return ANY
-        if kinds == {"int"}:
-            return INT
-        if kinds <= {"int", "num"}:
-            return NUM
-        if kinds == {"name"}:
-            return T("name")
-        if kinds == {"dice"}:
-            return DICE
-        return ANY
+        return self.types.reader(ct, self.decl.span)
 
     # -- keys, checks and the index --------------------------------------------------------
-    def _runtime_key(self, spec: s.KeySpec, kk: _KeyKind, label: str) -> Key:
+    def _runtime_key(self, spec: s.KeySpec, kk: KeyKind, label: str) -> Key:
         members = kk.domain.members if kk.domain is not None else None
         kind = "enum" if kk.kind in ("enum", "names") else kk.kind
         return Key(spec.name, label, kind, members, kk.low, kk.high, spec.in_cells)
 
-    def _key_type(self, kk: _KeyKind) -> T:
+    def _key_type(self, kk: KeyKind) -> T:
         if kk.kind in ("enum", "names"):
             return T("name", domain=kk.domain)
         return INT if kk.kind == "integer" else NUM
@@ -404,41 +413,6 @@ class TableBuilder:
                      decl.span, decl.comments, options, self.scope.source)
 
 
-@attrs.define
-class _Grid:
-    """The entries of a cross or inverted table as its rows are read, column by column."""
-
-    columns: list[Any]
-    column_spans: list[Span]
-    column_key: int
-    fill: bool  # `blank: above`
-    matchers: list[tuple[Any, ...]] = attrs.field(factory=list)
-    values: list[Any] = attrs.field(factory=list)
-    spans: list[tuple[Span, ...]] = attrs.field(factory=list)
-    above: dict[int, Any] = attrs.field(factory=dict)
-
-    def add_value(self, side: tuple[Any, ...], side_spans: list[Span], value: Any, j: int) -> Any:
-        """A cell of a cross table; returns the value as printed (None when blank)."""
-        stored = self.above.get(j) if value is None and self.fill else value
-        self.above[j] = stored
-        self.matchers.append(side + (self.columns[j],))
-        self.values.append(stored)
-        self.spans.append(tuple(side_spans) + (self.column_spans[j],))
-        return value
-
-    def add_ranges(self, result: Any, cell_key: int, matcher: Any, j: int, span: Span) -> Any:
-        """A cell of an inverted table: the key range `matcher` in column j gives `result`."""
-        if matcher is not None:
-            pair: list[Any] = [None, None]
-            pair[cell_key], pair[self.column_key] = matcher, self.columns[j]
-            where: list[Span] = [span, span]
-            where[self.column_key] = self.column_spans[j]
-            self.matchers.append(tuple(pair))
-            self.values.append(result)
-            self.spans.append(tuple(where))
-        return matcher
-
-
 def _width(row: s.RowLine) -> int:
     """How many cells a row has, counted without reading them."""
     return row.text.count("|") - (1 if row.closed else 0)
@@ -450,3 +424,6 @@ def _end_of(row: s.RowLine) -> Span:
 
 def _unset(**_: Any) -> Any:
     raise AssertionError("expression cell used before the code generator compiled it")
+
+
+__all__ = ["OPTIONS", "PendingCell", "TableBuilder"]

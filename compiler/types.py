@@ -61,6 +61,8 @@ class T:
             return f"a list of {self.item}"
         if self.kind == "combatant":
             return f"a {self.ref}"
+        if self.kind == "outcome":
+            return f"an outcome of {self.ref}"
         if self.kind == "table":
             return f"table {self.ref}"
         return {
@@ -115,6 +117,8 @@ def _join(a: T, b: T) -> T | None:
         return ANY
     if is_number(a) and is_number(b):
         return NUM
+    if {a.kind, b.kind} <= {"dice", "int", "num"}:
+        return DICE  # `if c then 0 else d6`: a number is a roll of no dice
     if a.kind == "name" and b.kind == "name":
         return a if a.domain == b.domain else NAME
     if a.kind == b.kind == "list":
@@ -134,6 +138,8 @@ def accepts(wanted: T, got: T) -> bool:
         return True
     if wanted.kind == "num":
         return got.kind in ("int", "num")
+    if wanted.kind == "dice":
+        return got.kind in ("dice", "int", "num", "none")
     if wanted.kind == "name":
         if got.kind != "name":
             return False

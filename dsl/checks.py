@@ -57,6 +57,7 @@ class Place:
     filename: str
     line_offset: int = 0
     column_offset: int = 0
+    position_offset: int = 0  # where the text starts in its file: spans slice the file's text
 
     def of_meta(self, meta: Any) -> Span:
         if getattr(meta, "empty", False):
@@ -65,7 +66,7 @@ class Place:
         end_shift = self.column_offset if meta.end_line == 1 else 0
         return Span(self.filename, meta.line + self.line_offset, meta.column + col_shift,
                     meta.end_line + self.line_offset, meta.end_column + end_shift,
-                    meta.start_pos, meta.end_pos)
+                    meta.start_pos + self.position_offset, meta.end_pos + self.position_offset)
 
     def of_token(self, tok: Token, start: int = 0, length: int | None = None) -> Span:
         """The token's span, or `length` characters from `start` inside its (one-line) text."""
@@ -75,7 +76,7 @@ class Place:
             end_line, end_column = tok.end_line or line, tok.end_column or column
         else:
             end_line, end_column = line, column + length
-        position = (tok.start_pos or 0) + start
+        position = (tok.start_pos or 0) + start + self.position_offset
         return Span(self.filename, line + self.line_offset, column + col_shift,
                     end_line + self.line_offset, end_column + col_shift, position,
                     position + (length if length is not None else len(tok) - start))
@@ -106,8 +107,8 @@ def check_size(text: str, place: Place, source: str, limits: Limits, what: str) 
 # wrote add nothing: they leave no node behind.
 _EXPRESSIONS = frozenset({
     "conditional", "or_", "and_", "not_", "compare", "member_of", "not_member_of", "binop",
-    "neg", "attr", "index", "call", "aggregate", "list_", "number", "string", "dice", "name",
-    "true", "false", "none",
+    "mod_", "range_expr", "neg", "attr", "index", "call", "aggregate", "list_", "number",
+    "string", "dice", "name", "true", "false", "none",
 })
 _LEVELS = _EXPRESSIONS | {"type_map", "type_list", "if_step"}
 _DIGITS = re.compile(r"\d+")

@@ -21,8 +21,9 @@ _KEYWORDS = frozenset(
 
 # Binding strength of each operator, loosest first (the grammar's expression levels).
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4,
-               ">=": 4, "in": 4, "not in": 4, "+": 5, "-": 5, "*": 6, "/": 6}
-_UNARY, _POSTFIX, _ATOM = 7, 8, 9
+               ">=": 4, "in": 4, "not in": 4, "..": 5, "+": 6, "-": 6, "*": 7, "/": 7,
+               "mod": 7}
+_UNARY, _POSTFIX, _ATOM = 8, 9, 10
 
 
 def format_file(tree: s.File) -> str:
@@ -91,6 +92,14 @@ def _table(d: s.TableDecl) -> list[str]:
     return lines
 
 
+def _notation(d: s.NotationDecl) -> list[str]:
+    lines = [f"notation {d.name}{_title(d.title)}:"]
+    for m in d.marks:
+        mark = f'"{m.mark}"' if m.mark else "none"
+        lines += _comments(m.comments, 1) + [f"{INDENT}{mark} adds {m.dice}"]
+    return lines
+
+
 def _key(k: s.KeySpec) -> str:
     text = k.name if k.type is None else f"{k.name}: {_type(k.type)}"
     return text + (" in cells" if k.in_cells else "")
@@ -130,13 +139,22 @@ def _combatant(d: s.CombatantDecl) -> list[str]:
                 text += f" = {expression(f.value)}"
             if f.combined_by:
                 text += f" combined by {f.combined_by}"
+            if f.clamped:
+                text += " clamped"
         lines += _comments(f.comments, 1) + [INDENT + text]
     return lines
 
 
 def _procedure(d: s.ProcedureDecl) -> list[str]:
     params = ", ".join(_param(p) for p in d.params)
-    return [f"procedure {d.name}{_title(d.title)} ({params}):"] + _steps(d.steps, 1)
+    lines = [f"procedure {d.name}{_title(d.title)} ({params}):"]
+    if d.outcomes:
+        lines.append(f"{INDENT}outcomes:")
+        for spec in d.outcomes:
+            fields = f" with {', '.join(spec.fields)}" if spec.fields else ""
+            head = "all" if spec.name is None else f"{spec.name}{_title(spec.title)}"
+            lines += _comments(spec.comments, 2) + [f"{INDENT * 2}{head}{fields}"]
+    return lines + _steps(d.steps, 1)
 
 
 # ---- steps ---------------------------------------------------------------------------------
@@ -203,9 +221,30 @@ def _outcome_step(step: s.OutcomeStep, pad: str, depth: int) -> list[str]:
     return [f"{head} with ("] + [f"{inner}{v}," for v in values[:-1]] + [f"{inner}{values[-1]})"]
 
 
+def _call_step(step: s.CallStep, pad: str, depth: int) -> list[str]:
+    args = [expression(a) for a in step.args] + [f"{n} = {expression(v)}" for n, v in step.named]
+    return [f"{pad}call {step.name} = {step.procedure}({', '.join(args)})"]
+
+
+def _for_step(step: s.ForStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}for each {step.var} in {expression(step.collection)}:"] + \
+        _steps(step.body, depth + 1)
+
+
+def _repeat_step(step: s.RepeatStep, pad: str, depth: int) -> list[str]:
+    lines = [f"{pad}repeat until {expression(step.until)}, at most {expression(step.cap)} times:"]
+    lines += _steps(step.body, depth + 1)
+    if step.at_cap is not None:
+        lines += _comments(step.at_cap_comments, depth)
+        lines.append(f"{pad}at the cap:")
+        lines += _steps(step.at_cap, depth + 1)
+    return lines
+
+
 _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.RollStep: _roll_step, s.LetStep: _let_step, s.ChooseStep: _choose_step,
     s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
+    s.CallStep: _call_step, s.ForStep: _for_step, s.RepeatStep: _repeat_step,
 }
 
 
@@ -223,7 +262,7 @@ def _wrap(node: Any, least: int) -> str:
 
 
 def _expr(node: Any) -> tuple[str, int]:
-    """The text of `node` and how tightly it binds (0: a conditional ... 9: an atom)."""
+    """The text of `node` and how tightly it binds (0: a conditional ... 10: an atom)."""
     handler = _EXPRESSIONS.get(type(node))
     if handler is None:
         raise AssertionError(f"no formatter for {type(node).__name__}")
@@ -238,9 +277,22 @@ def _unary(node: s.Unary) -> tuple[str, int]:
 
 def _binary(node: s.Binary) -> tuple[str, int]:
     level = _PRECEDENCE[node.op]
-    # Left-associative; comparisons do not chain, so both their sides bind tighter.
-    left = _wrap(node.left, level + 1 if level == 4 else level)
-    return f"{left} {node.op} {_wrap(node.right, level + 1)}", level
+    if level == 4:  # comparisons do not chain: sums on both sides, and a range after `in`
+        sums = _PRECEDENCE["+"]
+        right = _PRECEDENCE[".."] if node.op in ("in", "not in") else sums
+        return f"{_wrap(node.left, sums)} {node.op} {_wrap(node.right, right)}", level
+    # Left-associative.
+    return f"{_wrap(node.left, level)} {node.op} {_wrap(node.right, level + 1)}", level
+
+
+def _range(node: s.RangeExpr) -> tuple[str, int]:
+    level = _PRECEDENCE[".."]  # `1..n + 1` is 1..(n + 1); neither side is itself a range
+    return f"{_wrap(node.low, level + 1)}..{_wrap(node.high, level + 1)}", level
+
+
+def _index(node: s.Index) -> tuple[str, int]:
+    keys = [expression(k) for k in node.keys] + [f"{n} = {expression(v)}" for n, v in node.given]
+    return f"{_wrap(node.value, _POSTFIX)}[{', '.join(keys)}]", _POSTFIX
 
 
 def _conditional(node: s.Conditional) -> tuple[str, int]:
@@ -264,15 +316,15 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
     s.Binary: _binary,
     s.Conditional: _conditional,
     s.Attr: lambda n: (f"{_wrap(n.value, _POSTFIX)}.{n.name}", _POSTFIX),
-    s.Index: lambda n: (f"{_wrap(n.value, _POSTFIX)}[{', '.join(expression(k) for k in n.keys)}]",
-                        _POSTFIX),
+    s.Index: _index,
     s.Call: _call,
     s.Aggregate: lambda n: (f"{n.name}({expression(n.body)} for {n.var} in "
                             f"{expression(n.collection)})", _POSTFIX),
+    s.RangeExpr: _range,
 }
 
 
 _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.RulebookDecl: _rulebook, s.EnumDecl: _enum, s.TableDecl: _table, s.FormulaDecl: _formula,
-    s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure,
+    s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure, s.NotationDecl: _notation,
 }

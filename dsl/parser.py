@@ -90,9 +90,10 @@ def _adopt(declarations: list[Any], left: list[tuple[int, str]]) -> tuple[list[A
 
 def parse_expression(text: str, filename: str = "<expression>", line: int = 1,
                      column: int = 1, source: str | None = None,
-                     limits: Limits = DEFAULT_LIMITS) -> s.Expr:
-    """Parse one expression (a table's `= …` cell, or `rulecraft eval`), offset to where it sits."""
-    place = Place(filename, line - 1, column - 1)
+                     limits: Limits = DEFAULT_LIMITS, position: int = 0) -> s.Expr:
+    """Parse one expression (a table's `= …` cell, or `rulecraft eval`), offset to where it sits:
+    `position` is where it starts in `source`, so its spans slice the rule text it came from."""
+    place = Place(filename, line - 1, column - 1, position)
     shown = source if source is not None else text
     check_size(text, place, shown, limits, "expression")
     tree = _parse_tree(text, shown, filename, "expr", line - 1, column - 1)
@@ -203,6 +204,19 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.TableOption(str(c[0]), str(c[1]), span, self._claim(span))
 
+    def notation_decl(self, meta: Any, c: list[Any]) -> s.NotationDecl:
+        span = self._span(meta)
+        marks = tuple(x for x in c[2:] if isinstance(x, s.NotationMark))
+        return s.NotationDecl(str(c[0]), _unquote(c[1]), marks, span, self._claim(span))
+
+    def notation_mark(self, meta: Any, c: list[Any]) -> s.NotationMark:
+        span = self._span(meta)
+        return s.NotationMark(_unquote(c[0]) or "", str(c[1]), span, self._claim(span))
+
+    def notation_bare(self, meta: Any, c: list[Any]) -> s.NotationMark:
+        span = self._span(meta)
+        return s.NotationMark("", str(c[0]), span, self._claim(span))
+
     def range_(self, meta: Any, c: list[Any]) -> s.RangeType:
         return s.RangeType(c[0], c[1], self._span(meta))
 
@@ -247,7 +261,8 @@ class _Builder(Transformer_NonRecursive):
 
     def state(self, meta: Any, c: list[Any]) -> s.FieldDecl:
         span = self._span(meta)
-        return s.FieldDecl("state", str(c[0]), c[1], c[2], c[3], span, self._claim(span))
+        return s.FieldDecl("state", str(c[0]), c[1], c[2], c[3], span, self._claim(span),
+                           c[4] is not None)
 
     def combined(self, meta: Any, c: list[Any]) -> str:
         return str(c[0])
@@ -255,8 +270,42 @@ class _Builder(Transformer_NonRecursive):
     # -- procedures ----------------------------------------------------------------------------
     def procedure_decl(self, meta: Any, c: list[Any]) -> s.ProcedureDecl:
         span = self._span(meta)
-        return s.ProcedureDecl(str(c[0]), _unquote(c[1]), tuple(c[2] or ()), tuple(c[3:]), span,
-                               self._claim(span))
+        comments = self._claim(span)
+        return s.ProcedureDecl(str(c[0]), _unquote(c[1]), tuple(c[2] or ()), tuple(c[4:]), span,
+                               comments, tuple(c[3] or ()))
+
+    def outcomes(self, meta: Any, c: list[Any]) -> tuple[s.OutcomeSpec, ...]:
+        return tuple(c)
+
+    def outcome_all(self, meta: Any, c: list[Any]) -> s.OutcomeSpec:
+        span = self._span(meta)
+        return s.OutcomeSpec(None, None, tuple(str(x) for x in c), span, self._claim(span))
+
+    def outcome_one(self, meta: Any, c: list[Any]) -> s.OutcomeSpec:
+        span = self._span(meta)
+        fields = tuple(str(x) for x in c[2:] if x is not None)
+        return s.OutcomeSpec(str(c[0]), _unquote(c[1]), fields, span, self._claim(span))
+
+    def call_step(self, meta: Any, c: list[Any]) -> s.CallStep:
+        span = self._span(meta)
+        args = c[2] or []
+        positional = tuple(a for a in args if not isinstance(a, tuple))
+        named = tuple(a for a in args if isinstance(a, tuple))
+        return s.CallStep(str(c[0]), str(c[1]), positional, named, span, self._claim(span))
+
+    def for_step(self, meta: Any, c: list[Any]) -> s.ForStep:
+        span = self._span(meta)
+        return s.ForStep(str(c[0]), c[1], c[2], span, self._claim(span))
+
+    def repeat_step(self, meta: Any, c: list[Any]) -> s.RepeatStep:
+        span = self._span(meta)
+        comments = self._claim(span)
+        at_cap, cap_comments, cap_span = c[3] if c[3] is not None else (None, (), None)
+        return s.RepeatStep(c[0], c[1], c[2], at_cap, span, comments, cap_comments, cap_span)
+
+    def at_cap(self, meta: Any, c: list[Any]) -> tuple[tuple[Any, ...], tuple[str, ...], Span]:
+        span = self._span(meta)
+        return c[0], self._claim(span), span
 
     def roll_step(self, meta: Any, c: list[Any]) -> s.RollStep:
         span = self._span(meta)
@@ -337,6 +386,12 @@ class _Builder(Transformer_NonRecursive):
     def binop(self, meta: Any, c: list[Any]) -> s.Binary:
         return s.Binary(str(c[1]), c[0], c[2], self._span(meta))
 
+    def mod_(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("mod", c[0], c[1], self._span(meta))
+
+    def range_expr(self, meta: Any, c: list[Any]) -> s.RangeExpr:
+        return s.RangeExpr(c[0], c[1], self._span(meta))
+
     def neg(self, meta: Any, c: list[Any]) -> s.Unary:
         return s.Unary("-", c[1], self._span(meta))
 
@@ -344,7 +399,9 @@ class _Builder(Transformer_NonRecursive):
         return s.Attr(c[0], str(c[1]), self._span(meta))
 
     def index(self, meta: Any, c: list[Any]) -> s.Index:
-        return s.Index(c[0], tuple(c[1:]), self._span(meta))
+        keys = tuple(a for a in c[1] if not isinstance(a, tuple))
+        given = tuple(a for a in c[1] if isinstance(a, tuple))
+        return s.Index(c[0], keys, self._span(meta), given)
 
     def call(self, meta: Any, c: list[Any]) -> s.Call:
         args = c[1] or []

@@ -55,7 +55,7 @@ class Unary:  # neg, not_
 
 
 @attrs.frozen
-class Binary:  # binop, compare, and_, or_, member_of, not_member_of
+class Binary:  # binop, mod_, compare, and_, or_, member_of, not_member_of
     op: str
     left: Expr
     right: Expr
@@ -78,10 +78,11 @@ class Attr:  # attr
 
 
 @attrs.frozen
-class Index:  # index
+class Index:  # index: t[k1, k2], or t[k, walk = 6] with a table's given figures
     value: Expr
     keys: tuple[Expr, ...]
     span: Span
+    given: tuple[tuple[str, Expr], ...] = ()
 
 
 @attrs.frozen
@@ -93,7 +94,7 @@ class Call:  # call
 
 
 @attrs.frozen
-class Aggregate:  # aggregate: max(expr for x in collection)
+class Aggregate:  # aggregate: max(expr for x in collection), also argmin, argmax, sort, …
     name: str
     body: Expr
     var: str
@@ -101,8 +102,15 @@ class Aggregate:  # aggregate: max(expr for x in collection)
     span: Span
 
 
+@attrs.frozen
+class RangeExpr:  # range_expr: 1..6, the whole numbers from low to high
+    low: Expr
+    high: Expr
+    span: Span
+
+
 Expr = Union[Number, String, DiceLit, Constant, Name, ListLit, Unary, Binary, Conditional, Attr,
-             Index, Call, Aggregate]
+             Index, Call, Aggregate, RangeExpr]
 
 # ---- types -------------------------------------------------------------------------------
 
@@ -226,6 +234,23 @@ class TableDecl:  # table_decl
 
 
 @attrs.frozen
+class NotationMark:  # notation_mark / notation_bare: `"*" adds 2d6`, `none adds 2d4`
+    mark: str  # "" for `none`: a number printed with no mark
+    dice: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class NotationDecl:  # notation_decl
+    name: str
+    title: str | None
+    marks: tuple[NotationMark, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
 class Param:  # param
     name: str
     type: TypeExpr | None
@@ -252,6 +277,7 @@ class FieldDecl:  # characteristic / derived / state
     combined_by: str | None
     span: Span
     comments: tuple[str, ...] = ()
+    clamped: bool = False  # a state held to its range by `set`/`add`, not refused outside it
 
 
 @attrs.frozen
@@ -340,7 +366,48 @@ class OutcomeStep:  # outcome_step
     comments: tuple[str, ...] = ()
 
 
-Step = Union[RollStep, LetStep, ChooseStep, IfStep, ChangeStep, OutcomeStep]
+@attrs.frozen
+class CallStep:  # call_step: call save = saving_throw(defender, "Willpower")
+    name: str
+    procedure: str
+    args: tuple[Expr, ...]
+    named: tuple[tuple[str, Expr], ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ForStep:  # for_step: for each x in collection:
+    var: str
+    collection: Expr
+    body: tuple[Step, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RepeatStep:  # repeat_step: repeat until cond, at most N times: … [at the cap: …]
+    until: Expr
+    cap: Expr
+    body: tuple[Step, ...]
+    at_cap: tuple[Step, ...] | None
+    span: Span
+    comments: tuple[str, ...] = ()
+    at_cap_comments: tuple[str, ...] = ()  # above the `at the cap:` line
+    at_cap_span: Span | None = None
+
+
+Step = Union[RollStep, LetStep, ChooseStep, IfStep, ChangeStep, OutcomeStep, CallStep, ForStep,
+             RepeatStep]
+
+
+@attrs.frozen
+class OutcomeSpec:  # outcome_one / outcome_all in a procedure's `outcomes:` block
+    name: str | None  # None for `all with …`: the values every outcome carries
+    title: str | None
+    fields: tuple[str, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -351,9 +418,11 @@ class ProcedureDecl:  # procedure_decl
     steps: tuple[Step, ...]
     span: Span
     comments: tuple[str, ...] = ()
+    outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
 
 
-Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl]
+Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl,
+                    NotationDecl]
 
 
 @attrs.frozen

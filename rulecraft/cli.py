@@ -1,10 +1,11 @@
-"""The `rulecraft` command: a thin click layer over the façade. Exit 0 ok, 1 rule error, 2 usage."""
+"""The `rulecraft` command: a thin click layer over the façade.
+
+Exit 0 ok, 1 an error in a rule file or in what was asked, 2 a misused command, 3 a bug."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import re
 import stat
@@ -24,6 +25,10 @@ from rulecraft.runtime.tables import Record
 from rulecraft.runtime.values import display, to_public
 
 from . import api
+from . import show as show_
+from .arguments import dice_list, procedure_arguments
+from .odds_order import in_order
+from .show_text import entry_text, overview_text
 
 
 def _fail(err: RulecraftError, as_json: bool = False) -> None:
@@ -219,6 +224,44 @@ def eval_(rulebook: str, expression: str, as_json: bool, limits: Limits) -> None
 
 
 @cli.command()
+@click.argument("rulebook")
+@click.argument("name", required=False)
+@click.option("--python", "as_python", is_flag=True,
+              help="Print the Python the rulebook compiles to (with NAME: only that rule's).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@limit_option
+def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits: Limits) -> None:
+    """Show what RULEBOOK (a built-in name or a path) holds.
+
+    Without NAME: its tables (keys, columns), formulas (parameters with their types),
+    procedures (parameters, choices with their options, outcomes with their fields) and the
+    combatant model (characteristics, state, derived figures). With NAME (a table, formula,
+    procedure, enum or the combatant model, by name or printed title): that one in full, with
+    the rule lines it is written on.
+
+    \b
+    Examples:
+      rulecraft show ringing_steel
+      rulecraft show ringing_steel wounds
+      rulecraft show rules/mine.rules melee_attack --json
+      rulecraft show ringing_steel --python"""
+    try:
+        rb = api.load(rulebook, limits)
+        if as_python:
+            code = show_.python_text(rb, name)
+            _emit({"rulebook": rb.name, "file": rb.filename, "name": name, "python": code},
+                  as_json, code.rstrip("\n"))
+            return
+        data = show_.entry(rb, name) if name is not None else show_.overview(rb)
+    except RulecraftError as err:
+        _fail(err, as_json)
+        return
+    text = "" if as_json else (entry_text(data, rb.filename) if name is not None
+                               else overview_text(data))
+    _emit(data, as_json, text)
+
+
+@cli.command()
 @click.argument("dice")
 @click.option("--seed", type=int, default=None, help="Seed for reproducible rolls.")
 @click.option("--explain", is_flag=True, help="Show every die.")
@@ -252,14 +295,17 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     """Run PROCEDURE of RULEBOOK. ARGUMENTS are party.field=value for combatants
     (attacker.strength=12, attacker.training.Sword=5), party=@file.json for a whole combatant,
     and name=value for choices (defence="Active Dodge"). A value is a number, true or false,
-    or text; quotes that reach rulecraft keep it text ('name="12"' in a shell)."""
+    or text; quotes that reach rulecraft keep it text ('name="12"' in a shell).
+
+    Every value given for a combatant is checked before the procedure runs, and every problem
+    is reported at once, named by party, field and where it was given."""
     if seed is not None and scripted is not None:
         raise click.UsageError("give --seed or --dice, not both")
     try:
         rb, proc = _procedure(rulebook, procedure, limits)
-        kwargs, choices = _arguments(rb, proc, arguments, limits)
+        kwargs, choices = procedure_arguments(rb, proc, arguments, limits)
         dice = (SeededDice(seed, limits) if scripted is None
-                else ScriptedDice(_dice_list(scripted), limits))
+                else ScriptedDice(dice_list(scripted), limits))
         result = proc.run(dice=dice, choices=choices, limits=limits, **kwargs)
     except RulecraftError as err:
         _fail(err, as_json)
@@ -293,15 +339,17 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
          as_json: bool, limits: Limits) -> None:
     """Exact odds of PROCEDURE's outcomes: every path of the dice, each with its probability.
 
-    ARGUMENTS are given as for `run`; choices not given take their defaults."""
+    ARGUMENTS are given as for `run`; choices not given take their defaults. The values are
+    listed in their own order: outcomes as declared, numbers by size, an enum's members in
+    its order (injuries by severity), other text alphabetically; paths without one last."""
     try:
         rb, proc = _procedure(rulebook, procedure, limits)
-        kwargs, choices = _arguments(rb, proc, arguments, limits)
+        kwargs, choices = procedure_arguments(rb, proc, arguments, limits)
         table = proc.odds(by=by, choices=choices, limits=limits, **kwargs)
     except RulecraftError as err:
         _fail(err, as_json)
         return
-    rows = sorted(table.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    rows = in_order(rb, proc, by, table)
     data = [{by: jsonable(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
     text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
                      for k, p in rows)
@@ -320,129 +368,6 @@ def _procedure(rulebook: str, procedure: str, limits: Limits) -> tuple[Any, Any]
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _dice_list(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise RangeError(f"--dice takes whole numbers separated by commas, like 17,4; got {text!r}")
-
-
-# A number as a person types one: digits, a point, an exponent. `inf`, `nan` and `1_000` are
-# not numbers here (float() would take them); they stay text for the rule's type check.
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-# `run`'s and `odds`' own keywords: a name=value using one goes in as a choice (and is refused
-# there unless the procedure has such a choice), never as a clashing keyword argument.
-_RESERVED = frozenset({"dice", "seed", "choices", "by", "limits"})
-
-
-def _value(name: str, text: str, limits: Limits) -> Any:
-    """A value typed on the command line: a finite number, true or false, or else text."""
-    word = text.strip()
-    if word.lower() in ("true", "false"):
-        return word.lower() == "true"
-    if _NUMBER.fullmatch(word):
-        mantissa = re.split("[eE]", word)[0]
-        if sum(c.isdigit() for c in mantissa) > limits.number_digits:
-            raise RangeError(f"{name}={text}: a number of more than {limits.number_digits} "
-                             f"digits {Limits.hint('number_digits')}")
-        if re.fullmatch(r"[+-]?[0-9]+", word):
-            return int(word)
-        number = float(word)
-        if not math.isfinite(number):
-            raise RangeError(f"{name}={text}: the number is too large to be a value")
-        return number
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
-
-
-def _sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
-    """One combatant from a JSON file: a bounded read of a regular file, finite numbers only."""
-    def refused(reason: str) -> RangeError:
-        return RangeError(f"cannot read combatant {party} from {api.shown(filename)}: {reason}")
-
-    def whole(literal: str) -> int:
-        if len(literal.lstrip("-")) > limits.number_digits:
-            raise ValueError(f"a number of more than {limits.number_digits} digits "
-                             f"{Limits.hint('number_digits')}")
-        return int(literal)
-
-    def finite(literal: str) -> float:
-        number = float(literal)
-        if not math.isfinite(number):
-            raise ValueError(f"{literal} is too large a number")
-        return number
-
-    def constant(word: str) -> None:
-        raise ValueError(f"{word} is not a number; give a finite number")
-
-    too_deep = (f"its values are nested more than {limits.input_depth} deep "
-                f"{Limits.hint('input_depth')}")
-    try:
-        text = api.read_bounded(filename, limits.input_bytes, "input_bytes").decode("utf-8-sig")
-        sheet = json.loads(text, parse_int=whole, parse_float=finite, parse_constant=constant)
-    except UnicodeDecodeError:
-        raise refused("it is not UTF-8 text") from None
-    except RecursionError:  # nested past what Python's own stack takes
-        raise refused(too_deep) from None
-    except ValueError as err:
-        raise refused(str(err)) from None
-    if _depth(sheet, limits.input_depth) > limits.input_depth:
-        raise refused(too_deep)
-    if not isinstance(sheet, dict):
-        raise RangeError(f"{api.shown(filename)} must hold one combatant as a JSON object "
-                         '({"strength": 12, ...})')
-    return sheet
-
-
-def _depth(value: Any, enough: int) -> int:
-    """How deeply lists and objects nest in a JSON value (without recursion), up to enough + 1."""
-    deepest, stack = 0, [(value, 1)]
-    while stack and deepest <= enough:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            stack.extend((child, depth + 1)
-                         for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
-def _arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
-               limits: Limits) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Keyword arguments (combatants, parameters) and choices for `run` and `odds`."""
-    parties: dict[str, dict[str, Any]] = {}
-    plain: dict[str, Any] = {}
-    for arg in arguments:
-        if "=" not in arg:
-            raise RangeError(f"arguments are name=value or party.field=value; got {arg!r}")
-        name, value = arg.split("=", 1)
-        if value.startswith("@"):
-            parties.setdefault(name, {}).update(_sheet(name, value[1:], limits))
-            continue
-        path = name.split(".")
-        if len(path) == 1:
-            plain[name] = _value(name, value, limits)
-            continue
-        if len(path) > limits.input_depth:
-            raise RangeError(f"{name}: fields nested more than {limits.input_depth} deep "
-                             f"{Limits.hint('input_depth')}")
-        target = parties.setdefault(path[0], {})
-        for depth, key in enumerate(path[1:-1], start=2):
-            target = target.setdefault(key, {})
-            if not isinstance(target, dict):
-                raise RangeError(f"{name}={value}: {'.'.join(path[:depth])} is a value, "
-                                 "not a set of fields")
-        target[path[-1]] = _value(name, value, limits)
-    for p in proc.params:
-        if p.type.kind == "combatant" and p.name in parties:
-            plain[p.name] = rb.combatant(**parties.pop(p.name))
-    if parties:
-        raise RangeError(f"procedure {proc.name} has no combatant {', '.join(parties)!s}")
-    choices = {k: plain.pop(k) for k in list(plain)
-               if k in proc.choice_names or k in _RESERVED}
-    return plain, choices
 
 
 def main() -> None:

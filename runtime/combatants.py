@@ -142,6 +142,7 @@ class Field:
     default: Any = None
     has_default: bool = False
     combine: str | None = None  # the pair table that merges a state list's items
+    clamped: bool = False  # `set`/`add` hold it to its range instead of refusing
 
 
 @attrs.define(eq=False)
@@ -158,12 +159,12 @@ class CombatantModel:
     combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
+    _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        if self._by_name is None:
+            self._by_name = {f.name: f for f in self.fields}
+        return self._by_name[name]
 
     @property
     def given_names(self) -> tuple[str, ...]:
@@ -260,6 +261,17 @@ class Combatant:
                 self._next.clear()
             self._next[key] = found
         return found
+
+    def handle(self) -> Combatant:
+        """A copy for one run to change in place (`become`); this combatant stays as it is."""
+        copy = Combatant(self.model, self._values)
+        copy._next = self._next  # the same state: the same memo of changes from it
+        return copy
+
+    def become(self, other: Combatant) -> None:
+        """Take another state of the same combatant (a run's `set`/`add` on its handle)."""
+        self._values = other._values
+        self._next = other._next
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Combatant) and other._values == self._values

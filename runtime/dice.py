@@ -138,6 +138,37 @@ class Dice:
             return (-self) + other
         return NotImplemented
 
+    def extremes(self, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, Any]:
+        """The least and the greatest total this roll can show (`minimum(d)`, `maximum(d)`),
+        worked out from the dice, never by rolling."""
+        self.check(limits)
+        low = high = self.constant
+        for term in self.terms:
+            shown = len(term.kept([1] * term.count))  # the dice that count after keep/drop
+            least, most = shown, shown * term.sides
+            if term.sign < 0:
+                least, most = -most, -least
+            low, high = low + least, high + most
+        return self._clamp(low), self._clamp(high)  # a floor or a ceiling is monotonic
+
+    def mean(self, limits: Limits = DEFAULT_LIMITS) -> Fraction:
+        """The average total, exactly (`mean(d)`): (sides + 1) / 2 a plain die; a kept or
+        dropped term, or a roll with a minimum or maximum, from its exact distribution."""
+        self.check(limits)
+        if self._bounded:
+            counts = self.counts(limits)
+            ways = sum(Fraction(t) * n for t, n in zip(counts.totals, counts.counts))
+            return ways / counts.ways
+        total = Fraction(self.constant)
+        for term in self.terms:
+            if term.keep is None:
+                average = Fraction(term.count * (term.sides + 1), 2)
+            else:
+                low, counts, _ = _term_counts(term, limits.keep_drop_outcomes)
+                average = Fraction(sum((low + i) * n for i, n in enumerate(counts)), sum(counts))
+            total += term.sign * average
+        return total
+
     def check(self, limits: Limits = DEFAULT_LIMITS) -> None:
         """Refuse dice too large to roll, naming the limit that was hit."""
         if (self, limits) in _CHECKED:

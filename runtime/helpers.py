@@ -10,7 +10,9 @@ from typing import Any
 from . import values
 from .combatants import Combatant, check_value
 from .dice import Dice, dice
-from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
+from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
+                     calculation_message)
+from .limits import Limits
 from .tables import CellExpression, Record, Table
 
 
@@ -100,9 +102,80 @@ def make_helpers(source: str) -> dict[str, Any]:
                              f"{', '.join(record._data)})", span, source)
         raise RangeError(f"{describe(record)} has no field {display_key(name)}", span, source)
 
+    def _stat(combatant: Any, name: Any, fields: frozenset[str], span: Span) -> Any:
+        """`defender[characteristic]`: the combatant's field a name value names, among the
+        fields the compiler allowed for it; never an attribute of a Python object."""
+        if isinstance(combatant, Combatant) and type(name) is str:
+            field = values.field_name(name)
+            if field in fields and field in combatant._values:
+                return combatant._values[field]
+            raise RangeError(f"a {combatant.model.name} has no field {name!r} here (it may be "
+                             f"one of: {', '.join(sorted(fields))})", span, source)
+        raise RangeError(f"{describe(combatant)} has no field {display_key(name)}", span, source)
+
+    def _range(low: Any, high: Any, span: Span, limit: int) -> tuple[int, ...]:
+        """`1..6`: the whole numbers from low to high (none when high is below low)."""
+        if not (_whole(low) and _whole(high)):
+            raise RangeError(f"a range runs between whole numbers, not from {describe(low)} to "
+                             f"{describe(high)}", span, source)
+        low, high = int(low), int(high)
+        if high - low + 1 > limit:
+            raise RangeError(f"the range {low}..{high} holds {high - low + 1} numbers; a range "
+                             f"may hold at most {limit} {Limits.hint('key_span')}", span, source)
+        return tuple(range(low, high + 1))
+
+    def _best(pairs: list[tuple[Any, Any]], least: bool, span: Span) -> Any:
+        """argmin/argmax: the item of the least or greatest key; of equal keys, the first."""
+        if not pairs:
+            raise RangeError(f"{'argmin' if least else 'argmax'} of nothing: the collection is "
+                             "empty", span, source)
+        best = pairs[0]
+        for pair in pairs[1:]:
+            if (pair[0] < best[0]) if least else (pair[0] > best[0]):
+                best = pair
+        return best[1]
+
+    def _figure(name: str, roll: Any, limits: Limits, span: Span) -> Any:
+        """maximum, minimum or mean of a roll (a number is a roll of no dice), exactly."""
+        try:
+            roll = _dice_of(roll)
+            if name == "mean":
+                mean = roll.mean(limits)
+                return values.div(mean.numerator, mean.denominator)
+            low, high = roll.extremes(limits)
+        except DiceError as err:
+            raise DiceError(err.message, span, source) from None
+        return high if name == "maximum" else low
+
+    def _cell(value: Any, given: dict[str, Any], span: Span) -> Any:
+        """A table expression worked out with the given figures a lookup names; any other cell
+        is its value."""
+        if not isinstance(value, CellExpression):
+            return value
+        missing = [p for p in value.params if p not in given]
+        if missing:
+            raise RangeError(f"`= {value.text}` needs {', '.join(missing)}: give "
+                             f"{'it' if len(missing) == 1 else 'them'} in the lookup "
+                             f"([…, {missing[0]} = …])", span, source)
+        return value.evaluate(**given)
+
+    def _given(table: Table, keys: tuple[Any, ...], given: dict[str, Any], span: Span) -> Any:
+        """`t[k, walk = 6]`: the row (or the cell) with every table expression in it worked out
+        with the given figures (which bands with worked-out bounds are found by, too)."""
+        row = _found(table, keys, given)
+        if isinstance(row, Record):
+            return Record({k: _cell(v, given, span) for k, v in row._data.items()})
+        return _cell(row, given, span)
+
+    def _given_field(table: Table, keys: tuple[Any, ...], given: dict[str, Any], field: str,
+                     span: Span) -> Any:
+        """`t[k, walk = 6].time`: one field of the row, worked out with the given figures."""
+        return _cell(_found(table, keys, given)._data[field], given, span)
+
     return {
         "_Decimal": Decimal,
         "_div": values.div,
+        "_mod": values.mod,
         "_floor": values.floor,
         "_ceil": values.ceil,
         "_round": values.round_half_up,
@@ -112,6 +185,17 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_ln": values.ln,
         "_sqrt": values.sqrt,
         "_dice": dice,
+        "_dice_of": _dice_of,
+        "_maximum": lambda roll, limits, span: _figure("maximum", roll, limits, span),
+        "_minimum": lambda roll, limits, span: _figure("minimum", roll, limits, span),
+        "_mean": lambda roll, limits, span: _figure("mean", roll, limits, span),
+        "_range": _range,
+        "_best": _best,
+        "_sort": _sort,
+        "_stat": _stat,
+        "_cell": _cell,
+        "_given": _given,
+        "_given_field": _given_field,
         "_count": lambda items, value: sum(1 for x in items if x == value),
         "_flatten": _flatten,
         "_aggregate": _aggregate,
@@ -137,6 +221,33 @@ class _Missing:
 
 
 MISSING = _Missing()
+
+
+def _dice_of(value: Any) -> Dice:
+    """A roll where dice are expected: a number is a roll of no dice (`if c then 0 else d6`)."""
+    if isinstance(value, Dice):
+        return value
+    if type(value) is int or (type(value) is Decimal and value.is_finite()):
+        return Dice((), value)
+    raise DiceError(f"{describe(value)} is not dice or a number")
+
+
+def _found(table: Table, keys: tuple[Any, ...], given: dict[str, Any]) -> Any:
+    return table.get(*keys, given=given) if given else table.get(*keys)
+
+
+def _sort(pairs: list[tuple[Any, Any]], descending: bool) -> tuple[Any, ...]:
+    """sort/sort_descending: the items by their keys; equal keys keep the collection's order."""
+    return tuple(item for _, item in sorted(pairs, key=_key, reverse=descending))
+
+
+def _key(pair: tuple[Any, Any]) -> Any:
+    return pair[0]
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int or (type(value) is Decimal and value.is_finite()
+                                  and value == value.to_integral_value())
 
 
 def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:

@@ -21,7 +21,7 @@ def _positive(instance: Any, attribute: attrs.Attribute[int], value: int) -> Non
                          f"not {value!r}")
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Limits:
     """Caps that keep reading a rule file, rolling or enumerating from running away."""
 
@@ -35,6 +35,8 @@ class Limits:
     # -- rolling -----------------------------------------------------------------------------
     dice_per_roll: int = attrs.field(default=1000, validator=_positive)
     sides_per_die: int = attrs.field(default=10_000, validator=_positive)
+    # -- playing -----------------------------------------------------------------------------
+    loop_passes: int = attrs.field(default=100_000, validator=_positive)  # for/repeat, one run
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)
     enumeration_work: int = attrs.field(default=5_000_000, validator=_positive)  # steps, all paths

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -41,6 +42,8 @@ class RunContext:
         self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
         self.values: dict[str, Any] = {}
         self.parties = parties
+        self.passes_made = 0  # loop passes so far in this run, against loop_passes
+        self.limits: Limits = getattr(dice, "limits", DEFAULT_LIMITS)
 
     def roll(self, span: Span, name: str, dice: Any) -> Any:
         if not isinstance(dice, Dice):
@@ -94,21 +97,99 @@ class RunContext:
         self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
         return chosen
 
-    def change(self, span: Span, party: str, field: str, index: tuple[Any, ...], value: Any,
-               mode: str) -> Combatant:
-        """`set` or `add` on a party's state; returns the party with derived figures recomputed."""
-        who = self.parties[party]
+    def change(self, span: Span, party: str, who: Combatant, field: str, index: tuple[Any, ...],
+               value: Any, mode: str) -> None:
+        """`set` or `add` on a combatant's state, in place: `who` is this run's handle, so
+        every name bound to it sees the new figures (derived ones recomputed, memoised)."""
         spec = who.model.field(field)
-        given = dict(zip(spec.type.index_names() if spec.type else [], index))
-        empty = _empty(spec.type, len(index))
-        combine = who.model.combiners[spec.combine] if spec.combine else None
-        updated = self._updated(combine, who._values[field], index, value, mode, given, empty)
-        who = who.changed(field, updated)
-        self.parties[party] = who
-        target = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index) if index \
-            else f"{party}.{field}"
-        self.trace.append(("change", target, _dig(who._values[field], index), span, mode))
-        return who
+        if index:
+            given = dict(zip(spec.type.index_names() if spec.type else [], index))
+            empty = _empty(spec.type, len(index))
+            combine = who.model.combiners[spec.combine] if spec.combine else None
+            updated = self._updated(combine, who._values[field], index, value, mode, given,
+                                    empty)
+        elif mode == "set":
+            updated = value
+        else:
+            combine = who.model.combiners[spec.combine] if spec.combine else None
+            updated = self._updated(combine, who._values[field], (), value, mode, {}, None)
+        if spec.type is not None and (index or spec.type.low is not None):
+            updated = self._in_range(span, party, spec, index, updated)
+        who.become(who.changed(field, updated))
+        # The trace names the target as `party.field[key]` when it is read (results._entry).
+        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
+                           span, mode))
+
+    def _in_range(self, span: Span, party: str, spec: Any, index: tuple[Any, ...],
+                  updated: Any) -> Any:
+        """A number state stays in its declared range: held there if `clamped`, else an error."""
+        vt = spec.type
+        for _ in index:
+            vt = vt.item if vt is not None else None
+        if vt is None or vt.low is None or vt.kind not in ("integer", "number"):
+            return updated
+        value = _dig(updated, index)
+        if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or \
+                vt.low <= value <= vt.high:
+            return updated
+        if not spec.clamped:
+            raise RangeError(f"{party}.{spec.name} would become {display(value)}, outside its "
+                             f"range {vt.low}..{vt.high} (declare it `clamped` to hold it there)",
+                             span, self.source)
+        held = min(max(value, vt.low), vt.high)
+        return _replace(updated, index, held)
+
+    def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
+             args: tuple[Any, ...]) -> Outcome:
+        """Another procedure, played in this run: same dice, choices and trace, its own values.
+        Its outcome ends only it, and is the caller's value `name`."""
+        saved = self.values
+        self.values = {}
+        self.trace.append(("call", name, procedure, span))
+        try:
+            fn(self, *args)
+        except Finished as done:
+            outcome = done.outcome
+        else:  # the compiler sees that every path ends in an outcome
+            raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
+                                 self.source)
+        finally:
+            self.values = saved
+        self.values[name] = outcome
+        self.trace.append(("return", name, outcome, span))
+        return outcome
+
+    def each(self, span: Span, name: str, items: Iterable[Any]) -> Iterator[Any]:
+        """The items of a `for each`, each traced as the loop's value."""
+        for item in tuple(items):
+            self._pass(span)
+            self.values[name] = item
+            self.trace.append(("each", name, item, span))
+            yield item
+
+    def passes(self, span: Span, cap: int) -> Iterator[int]:
+        """The passes of a `repeat`: at most `cap`, the number its rule writes."""
+        if cap < 1:
+            raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
+                             self.source)
+        for n in range(cap):
+            self._pass(span)
+            yield n
+
+    def until(self, span: Span, condition: str, met: bool) -> bool:
+        self.trace.append(("branch", f"until {condition}", met, span))
+        return met
+
+    def capped(self, span: Span, condition: str) -> None:
+        raise RangeError(f"the repeat reached its cap without {condition}, and the rule says "
+                         "nothing of what happens then (add an `at the cap:` block)", span,
+                         self.source)
+
+    def _pass(self, span: Span) -> None:
+        self.passes_made += 1
+        if self.passes_made > self.limits.loop_passes:
+            raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
+                             f"{Limits.hint('loop_passes')}", span, self.source)
 
     def _updated(self, combine: Callable[..., Any] | None, current: Any, index: tuple[Any, ...],
                  value: Any, mode: str, given: dict[str, Any], empty: Any) -> Any:
@@ -178,6 +259,32 @@ def _empty(vt: ValueType | None, depth: int) -> Any:
     return None
 
 
+def _handles(value: Any, made: dict[int, Combatant]) -> Any:
+    """`value` with every combatant in it replaced by a handle of its own for this run (one
+    handle per combatant, however often it appears)."""
+    kind = type(value)
+    if kind is Combatant:
+        if id(value) not in made:
+            made[id(value)] = value.handle()
+        return made[id(value)]
+    if kind is not dict and kind is not tuple and kind is not list:
+        return value
+    if type(value) is dict:
+        return {k: _handles(v, made) for k, v in value.items()}
+    if type(value) is tuple or type(value) is list:
+        return tuple(_handles(v, made) for v in value)
+    return value
+
+
+def _replace(value: Any, index: tuple[Any, ...], leaf: Any) -> Any:
+    """`value` with the entry at `index` replaced (maps are copied, never changed)."""
+    if not index:
+        return leaf
+    inner = dict(value)
+    inner[index[0]] = _replace(value[index[0]], index[1:], leaf)
+    return inner
+
+
 def _dig(value: Any, index: tuple[Any, ...]) -> Any:
     for key in index:
         value = value[key]
@@ -208,6 +315,7 @@ class Procedure:
     choice_names: tuple[str, ...] = ()
     source: str | None = attrs.field(default=None, repr=False)
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
+    outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
 
     def run(
         self,
@@ -351,6 +459,8 @@ class Procedure:
         return arguments, picked
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any]) -> Result:
+        # This run's handles: the caller's combatants are copied, never changed.
+        arguments = _handles(arguments, {})
         parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
         ctx = RunContext(source, choices, self.source, parties)
         try:

@@ -18,11 +18,12 @@ from .values import display, to_public
 class TraceEntry:
     """One thing a procedure did: a roll, a computed value, a choice, a branch, a change, an end."""
 
-    kind: str  # "roll", "let", "choose", "branch", "change", "outcome"
+    kind: str  # "roll", "let", "choose", "branch", "change", "each", "call", "return", "outcome"
     name: str
     value: Any
     span: Span | None = attrs.field(default=None, eq=False)
     detail: str = ""
+    depth: int = 0  # how many calls deep: 0 in the procedure run, 1 in one it calls, ...
 
     @property
     def line(self) -> int | None:
@@ -32,7 +33,7 @@ class TraceEntry:
         where = f"{self.span}" if self.span else ""
         value = display(self.value) if not isinstance(self.value, Combatant) else repr(self.value)
         detail = f" ({self.detail})" if self.detail else ""
-        return f"{where}: {self.kind} {self.name} = {value}{detail}"
+        return f"{'  ' * self.depth}{where}: {self.kind} {self.name} = {value}{detail}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -42,6 +43,7 @@ class TraceEntry:
             "detail": self.detail,
             "file": self.span.filename if self.span else None,
             "line": self.line,
+            "depth": self.depth,
         }
 
 
@@ -108,7 +110,14 @@ class Result:
     def trace(self) -> tuple[TraceEntry, ...]:
         """Each roll, value, choice, branch, change and the outcome, with its rule line."""
         if self._trace is None:
-            self._trace = tuple(_entry(*step) for step in self._steps)
+            entries, depth = [], 0
+            for step in self._steps:
+                if step[0] == "return":
+                    depth -= 1
+                entries.append(_entry(*step, depth=depth))
+                if step[0] == "call":
+                    depth += 1
+            self._trace = tuple(entries)
         return self._trace
 
     def __getitem__(self, name: str) -> Any:
@@ -127,11 +136,15 @@ class Result:
         }
 
 
-def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "") -> TraceEntry:
+def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "",
+           depth: int = 0) -> TraceEntry:
+    if kind == "change" and isinstance(name, tuple):
+        party, field, index = name
+        name = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index)
     if kind == "roll" and isinstance(detail, tuple):
         dice, faces = detail
         detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
-    return TraceEntry(kind, name, value, span, detail)
+    return TraceEntry(kind, name, value, span, detail, depth)
 
 
 def jsonable(value: Any) -> Any:

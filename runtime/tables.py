@@ -48,6 +48,55 @@ class Band:
         return True
 
 
+@attrs.frozen(eq=False)
+class DynamicBand:
+    """A band whose bounds are worked out from the table's given figures when it is looked up
+    (Ringing Steel's rider table: "1 – Skill Sum", "> Skill Sum"); a bound is a number, an
+    `= …`-style expression of the given names (a CellExpression), or None (open)."""
+
+    text: str  # as printed, for messages
+    low: Any = None
+    high: Any = None
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The given figures its bounds need, in the table's order."""
+        return tuple(dict.fromkeys(p for b in (self.low, self.high)
+                                   if isinstance(b, CellExpression) for p in b.params))
+
+    def resolve(self, given: Mapping[str, Any]) -> Band:
+        """The band for these figures (exact internal values); every figure it needs is given."""
+        return Band(self._bound(self.low, given), self._bound(self.high, given),
+                    self.low_inclusive, self.high_inclusive)
+
+    def _bound(self, bound: Any, given: Mapping[str, Any]) -> Any:
+        if not isinstance(bound, CellExpression):
+            return bound
+        try:
+            value = bound.evaluate(**given)
+        except ARITHMETIC as err:
+            raise CalculationError(f"{calculation_message(err)} in `{bound.text}`") from None
+        if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+            raise RangeError(f"the bound `{bound.text}` of the row `{self.text}` is "
+                             f"{display(value)!r}, not a number")
+        return value
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+class NeedsGiven(Exception):
+    """A lookup reached a band whose bounds need given figures the caller did not give."""
+
+    def __init__(self, band: DynamicBand, missing: list[str]) -> None:
+        super().__init__(band.text)
+        self.band, self.missing = band, missing
+
+
 @attrs.frozen
 class Cell:
     """One table cell: the text as printed and the value it stands for (None when blank)."""
@@ -205,15 +254,18 @@ class Axis:
     spans: list[tuple[IntRange | Band, Any]] = attrs.field(factory=list)  # by low end
     lows: list[Any] = attrs.field(factory=list)  # each span's low end (-inf when open)
     reach: list[Any] = attrs.field(factory=list)  # highest high end among spans[:i + 1]
+    dynamic: list[tuple[DynamicBand, Any]] = attrs.field(factory=list)  # in printed order
 
     @classmethod
     def build(cls, key: Key, pairs: Iterable[tuple[Any, Any]]) -> Axis:
         """An axis from (matcher, slot) pairs: names and single numbers go in the dict, integer
-        ranges and bands in the sorted spans."""
+        ranges and bands in the sorted spans, bands with worked-out bounds in their own list."""
         axis = cls(key)
         for matcher, slot in pairs:
             if isinstance(matcher, (IntRange, Band)):
                 axis.spans.append((matcher, slot))
+            elif isinstance(matcher, DynamicBand):
+                axis.dynamic.append((matcher, slot))
             else:
                 axis.exact[matcher] = slot
         axis.spans.sort(key=lambda span: _low(span[0]))
@@ -224,9 +276,10 @@ class Axis:
             axis.reach.append(highest)
         return axis
 
-    def matches(self, value: Any) -> list[Any]:
+    def matches(self, value: Any, given: Mapping[str, Any] | None = None) -> list[Any]:
         """The slots of every matcher holding `value`: its exact entry, the spans that hold it,
-        else a name differing only in letter case."""
+        else a band worked out from the `given` figures, else a name differing only in letter
+        case. A printed band is tried before one with worked-out bounds."""
         try:
             slot = self.exact.get(value, _ABSENT)
         except TypeError:  # unhashable: no key of a rule file
@@ -243,19 +296,41 @@ class Axis:
                         found.append(slot)
             except ArithmeticError:  # Decimal NaN: no span holds it
                 pass
+        if not found and self.dynamic and isinstance(value, (int, Decimal)):
+            found = self._worked_out(value, given or {})
         if not found:
             named = match_name(value, self.exact)
             if named is not None:
                 found.append(self.exact[named])
         return found
 
-    def find(self, keys: tuple[Any, ...], at: int = 0) -> Any:
+    def _worked_out(self, value: Any, given: Mapping[str, Any]) -> list[Any]:
+        """The slots of the bands with worked-out bounds that hold `value` (NeedsGiven when one
+        needs a figure not given)."""
+        low, high = self.key.low, self.key.high
+        if low is not None and high is not None and not low <= value <= high:
+            return []  # a declared span (1..20) bounds every band, worked out or printed
+        found = []
+        for band, slot in self.dynamic:
+            missing = [p for p in band.params if p not in given]
+            if missing:
+                raise NeedsGiven(band, missing)
+            try:
+                holds = value in band.resolve(given)
+            except ArithmeticError:
+                holds = False
+            if holds:
+                found.append(slot)
+        return found
+
+    def find(self, keys: tuple[Any, ...], at: int = 0,
+             given: Mapping[str, Any] | None = None) -> Any:
         """In a lookup tree: the value under `keys[at:]`, or _ABSENT."""
-        found = self.matches(keys[at])
+        found = self.matches(keys[at], given)
         if at == len(keys) - 1:  # a valid table has one entry per value of its last key
             return found[0] if found else _ABSENT
         for slot in found:
-            value = slot.find(keys, at + 1)
+            value = slot.find(keys, at + 1, given)
             if value is not _ABSENT:
                 return value
         return _ABSENT
@@ -311,25 +386,44 @@ class Table:
         single numbers in `index` (a lookup by them is one dict access), every entry in `tree`
         (ranges and bands found by bisection), and each key's matchers in `axes`."""
         self.index = {m: value for m, value in entries
-                      if not any(isinstance(x, (IntRange, Band)) for x in m)}
+                      if not any(isinstance(x, (IntRange, Band, DynamicBand)) for x in m)}
         self.tree = lookup_tree(self.keys, entries) if entries and self.keys else None
         self.axes = tuple(
             Axis.build(key, ((m, m) for m in dict.fromkeys(entry[0][at] for entry in entries)))
             for at, key in enumerate(self.keys))
 
-    def get(self, *keys: Any) -> Any:
-        """The internal value at `keys` (exact numbers, Records); used by generated code."""
+    def get(self, *keys: Any, given: Mapping[str, Any] | None = None) -> Any:
+        """The internal value at `keys` (exact numbers, Records); used by generated code.
+        `given`: the figures a band's worked-out bounds need (exact values)."""
         try:
             return self.index[keys]  # names and single numbers: one dict access
         except (KeyError, TypeError):
             pass
-        if self.tree is not None and len(keys) == len(self.axes):  # ranges and bands
-            found = self.tree.find(keys)
+        try:
+            return self._search(keys, given)
+        except NeedsGiven as need:
+            names = ", ".join(need.missing)
+            raise RangeError(f"table {self.name} needs {names} for its row `{need.band.text}`: "
+                             f"look it up with {'=…, '.join(need.missing)}=…", self.span,
+                             self.source) from None
+        except (CalculationError, RangeError) as err:  # a worked-out bound: name the table
+            if err.span is None:
+                err.span, err.source = self.span, self.source
+                err.message = f"table {self.name}: {err.message}"
+            raise
+
+    def _search(self, keys: tuple[Any, ...], given: Mapping[str, Any] | None) -> Any:
+        """Ranges and bands, by bisection; then the keys the other way round (a name and a
+        number may come in either order), then the error naming what is missing."""
+        fits = self.tree is not None and len(keys) == len(self.axes)
+        if fits:
+            found = self.tree.find(keys, 0, given)
             if found is not _ABSENT:
                 return found
-        swappable = len(keys) == 2 and isinstance(keys[0], str) != isinstance(keys[1], str)
-        if swappable and self.tree is not None:  # `wounds.lookup("Head", 5)`: either order
-            found = self.tree.find(keys[::-1])
+        swappable = fits and len(keys) == 2 and \
+            isinstance(keys[0], str) != isinstance(keys[1], str)
+        if swappable:  # `wounds.lookup("Head", 5)`: either order
+            found = self.tree.find(keys[::-1], 0, given)
             if found is not _ABSENT:
                 return found
         if len(keys) != len(self.axes):
@@ -339,34 +433,38 @@ class Table:
                 self.span,
                 self.source,
             )
-        raise self._not_found(keys, swappable)
+        raise self._not_found(keys, swappable, given)
 
-    def _not_found(self, keys: tuple[Any, ...], swappable: bool) -> RangeError:
+    def _not_found(self, keys: tuple[Any, ...], swappable: bool,
+                   given: Mapping[str, Any] | None = None) -> RangeError:
         """The error for keys that find nothing: the first key no entry has (of the order that
         got further, when a name and a number may come either way), else the combination."""
-        first = self._unknown_key(keys)
+        first = self._unknown_key(keys, given)
         if first is None:
             shown = ", ".join(display(k) for k in keys)
             return RangeError(f"table {self.name} has no entry for {shown}", self.span,
                               self.source)
         if swappable:
             # Report the order that got further: `lookup("Haed", 5)` is a misspelt area.
-            second = self._unknown_key(keys[::-1])
+            second = self._unknown_key(keys[::-1], given)
             if second is not None and second.axis > first.axis:
                 return second
         return first
 
-    def _unknown_key(self, keys: tuple[Any, ...]) -> RangeError | None:
+    def _unknown_key(self, keys: tuple[Any, ...],
+                     given: Mapping[str, Any] | None = None) -> RangeError | None:
         for at, (axis, value) in enumerate(zip(self.axes, keys)):
-            if not axis.matches(value):
+            if not axis.matches(value, given):
                 error = self._missing(axis.key, value)
                 error.axis = at
                 return error
         return None
 
-    def lookup(self, *keys: Any) -> Any:
-        """Look a row or cell up by its keys, as a Python caller: values come back plain."""
-        value = self.get(*(to_internal(k) for k in keys))
+    def lookup(self, *keys: Any, **given: Any) -> Any:
+        """Look a row or cell up by its keys, as a Python caller: values come back plain.
+        `given`: figures a band's bounds are worked out from (`lookup(5, skill_sum=8)`)."""
+        value = self.get(*(to_internal(k) for k in keys),
+                         given={name: to_internal(v) for name, v in given.items()})
         if isinstance(value, Record):
             return value
         return to_public(value)
@@ -396,6 +494,6 @@ class Table:
 
 
 __all__ = [
-    "Axis", "Band", "Cell", "CellExpression", "Column", "IntRange", "Key", "Record", "Row", "Table",
-    "lookup_tree",
+    "Axis", "Band", "Cell", "CellExpression", "Column", "DynamicBand", "IntRange", "Key",
+    "NeedsGiven", "Record", "Row", "Table", "lookup_tree",
 ]

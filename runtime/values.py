@@ -105,6 +105,17 @@ def div(a: Number, b: Number) -> Number:
     return Decimal(a) / Decimal(b)
 
 
+def mod(a: Number, b: Number) -> Number:
+    """`a mod b`: what is left after taking whole b's from a, with the sign of b (the remainder of
+    floored division, so `-7 mod 3` is 2 and `roll mod 2 == 0` reads "even" for every roll)."""
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    if type(a) is int and type(b) is int:
+        return a % b
+    left = Decimal(a) % Decimal(b)  # Decimal's remainder takes the sign of a
+    return left + b if left and (left < 0) != (b < 0) else left
+
+
 _EXPONENTS = {places: Decimal(1).scaleb(-places) for places in range(-6, 13)}
 
 

@@ -338,7 +338,8 @@ def test_run_trace_shows_rule_lines(rs):
     lines = result.stdout.splitlines()
     assert "trace:" in lines
     entries = lines[lines.index("trace:") + 1:]
-    pattern = re.compile(r"^  ringing_steel\.rules:(\d+):(\d+): (\w+) (\S+) = (.*)$")
+    # Two spaces, and two more per call deep (the after-blow steps are a called procedure).
+    pattern = re.compile(r"^  (?:  )*ringing_steel\.rules:(\d+):(\d+): (\w+) (\S+) = (.*)$")
     checked = set()
     for entry in entries:
         match = pattern.match(entry)

@@ -223,16 +223,28 @@ def test_a_blank_cell_used_as_a_number_is_a_rule_error_at_the_rule():
     assert rb.formulas["h"](x="Axe") == 6
 
 
-def test_a_name_set_on_one_path_only_is_checked_where_it_is_used():
-    rb = compiled("""procedure p(n: 1..2):
+def test_a_name_set_on_one_path_only_is_refused_where_it_is_read():
+    err = rule_error("""procedure p(n: 1..2):
   if n == 1:
     let bonus = 3
   let total = bonus + 1
   outcome done with (total = total)
 """)
-    assert rb.procedures["p"].run(n=1).values["total"] == 4
-    with pytest.raises(rulecraft.CalculationError, match="bonus is none here"):
-        rb.procedures["p"].run(n=2)
+    assert "bonus is not set on every path to here" in message(err)
+    assert err.line == 5
+
+
+def test_a_name_set_on_every_path_is_read_after_the_if():
+    rb = compiled("""procedure p(n: 1..2):
+  if n == 1:
+    let bonus = 3
+  else:
+    let bonus = none
+  let total = if bonus == none then 0 else bonus + 1
+  outcome done with (total = total)
+""")
+    assert rb.procedures["p"].run(n=1).outcome["total"] == 4
+    assert rb.procedures["p"].run(n=2).outcome["total"] == 0
 
 
 def test_a_table_with_a_dashed_rule_formats():

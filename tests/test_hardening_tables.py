@@ -190,6 +190,7 @@ def test_a_whole_decimal_finds_its_integer_range():
 
 
 OPEN = ('table t "T" by n: integer -> name:\n'
+        '  gaps: allowed\n'  # issue 6: a gap in an open key is an error unless the book means it
         '  | N        | Band   |\n'
         '  | below -10 | low    |\n'
         '  | -10 – 0  | zero   |\n'

@@ -1,0 +1,249 @@
+"""What `run` and `odds` are given on the command line: values, combatant files, choices.
+
+A combatant's values are checked here, all of them, before one is made, so that a person sees
+every problem at once, each named by party and field (`defender.training.Spear`) and by where it
+was given (a JSON file, or an argument as typed) — never as a caret under the rulebook's
+declaration, which is not what is wrong.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from rulecraft.runtime.combatants import CombatantModel, Field, ValueType, check_value
+from rulecraft.runtime.errors import RangeError, RulecraftError, RulecraftErrors
+from rulecraft.runtime.limits import Limits
+
+from . import api
+
+# A number as a person types one: digits, a point, an exponent. `inf`, `nan` and `1_000` are
+# not numbers here (float() would take them); they stay text for the rule's type check.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# `run`'s and `odds`' own keywords: a name=value using one goes in as a choice (and is refused
+# there unless the procedure has such a choice), never as a clashing keyword argument.
+_RESERVED = frozenset({"dice", "seed", "choices", "by", "limits"})
+
+
+def dice_list(text: str) -> list[int]:
+    """`--dice 17,4` as the list of results it scripts."""
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise RangeError(f"--dice takes whole numbers separated by commas, like 17,4; got {text!r}")
+
+
+def value_of(name: str, text: str, limits: Limits) -> Any:
+    """A value typed on the command line: a finite number, true or false, or else text."""
+    word = text.strip()
+    if word.lower() in ("true", "false"):
+        return word.lower() == "true"
+    if _NUMBER.fullmatch(word):
+        mantissa = re.split("[eE]", word)[0]
+        if sum(c.isdigit() for c in mantissa) > limits.number_digits:
+            raise RangeError(f"{name}={text}: a number of more than {limits.number_digits} "
+                             f"digits {Limits.hint('number_digits')}")
+        if re.fullmatch(r"[+-]?[0-9]+", word):
+            return int(word)
+        number = float(word)
+        if not math.isfinite(number):
+            raise RangeError(f"{name}={text}: the number is too large to be a value")
+        return number
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
+    """One combatant from a JSON file: a bounded read of a regular file, finite numbers only."""
+    def refused(reason: str) -> RangeError:
+        return RangeError(f"cannot read combatant {party} from {api.shown(filename)}: {reason}")
+
+    def whole(literal: str) -> int:
+        if len(literal.lstrip("-")) > limits.number_digits:
+            raise ValueError(f"a number of more than {limits.number_digits} digits "
+                             f"{Limits.hint('number_digits')}")
+        return int(literal)
+
+    def finite(literal: str) -> float:
+        number = float(literal)
+        if not math.isfinite(number):
+            raise ValueError(f"{literal} is too large a number")
+        return number
+
+    def constant(word: str) -> None:
+        raise ValueError(f"{word} is not a number; give a finite number")
+
+    too_deep = (f"its values are nested more than {limits.input_depth} deep "
+                f"{Limits.hint('input_depth')}")
+    try:
+        text = api.read_bounded(filename, limits.input_bytes, "input_bytes").decode("utf-8-sig")
+        sheet = json.loads(text, parse_int=whole, parse_float=finite, parse_constant=constant)
+    except UnicodeDecodeError:
+        raise refused("it is not UTF-8 text") from None
+    except RecursionError:  # nested past what Python's own stack takes
+        raise refused(too_deep) from None
+    except ValueError as err:
+        raise refused(str(err)) from None
+    if _depth(sheet, limits.input_depth) > limits.input_depth:
+        raise refused(too_deep)
+    if not isinstance(sheet, dict):
+        raise RangeError(f"{api.shown(filename)} must hold one combatant as a JSON object "
+                         '({"strength": 12, ...})')
+    return sheet
+
+
+def _depth(value: Any, enough: int) -> int:
+    """How deeply lists and objects nest in a JSON value (without recursion), up to enough + 1."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= enough:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+@attrs.define
+class Party:
+    """A combatant's values as given, and where each was given: a file or an argument."""
+
+    name: str
+    values: dict[str, Any] = attrs.field(factory=dict)
+    origins: dict[tuple[str, ...], str] = attrs.field(factory=dict)  # field path -> where
+
+    def read(self, filename: str, limits: Limits) -> None:
+        """`party=@file.json`: its fields replace those given before."""
+        sheet = read_sheet(self.name, filename, limits)
+        self.values.update(sheet)
+        replaced = [path for path in self.origins if path[0] in sheet]
+        for path in replaced:
+            del self.origins[path]
+        self.origins.update({(field,): f"in {api.shown(filename)}" for field in sheet})
+
+    def set(self, argument: str, path: list[str], value: Any) -> None:
+        """`party.field.key=value`: one value, at any depth."""
+        target = self.values
+        for depth, key in enumerate(path[:-1], start=1):
+            target = target.setdefault(key, {})
+            if not isinstance(target, dict):
+                raise RangeError(f"{argument}: {'.'.join([self.name, *path[:depth]])} is a "
+                                 "value, not a set of fields")
+        target[path[-1]] = value
+        self.origins[tuple(path)] = f"given as {argument}"
+
+    def origin(self, path: tuple[str, ...]) -> str:
+        """Where the value at `path` was given: the deepest part of it given on its own."""
+        for end in range(len(path), 0, -1):
+            if path[:end] in self.origins:
+                return f" ({self.origins[path[:end]]})"
+        return ""
+
+    def problems(self, model: CombatantModel) -> list[RangeError]:
+        """Every way these values do not make a combatant of `model`, each as its own error."""
+        fields = {f.name: f for f in model.fields}
+        given = [f.name for f in model.fields if f.role != "derived"]
+        found: list[RangeError] = []
+        for name, value in self.values.items():
+            where, field = self.origin((name,)), fields.get(name)
+            if field is None:
+                close = difflib.get_close_matches(name, given, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                found.append(RangeError(f"{self.name}.{name}: a {model.name} has no "
+                                        f"characteristic or state called {name!r}{hint}{where}"))
+            elif field.role == "derived":
+                found.append(RangeError(f"{self.name}.{name}: a {model.name} works {name} out "
+                                        f"from its other figures; it cannot be given{where}"))
+            else:
+                found += [RangeError(message + self.origin(path))
+                          for message, path in _misfits(field, (name,), value, self.name)]
+        for f in model.fields:
+            if f.role != "derived" and not f.has_default and f.name not in self.values:
+                described = f" ({f.type.describe()})" if f.type is not None else ""
+                found.append(RangeError(f"{self.name}.{f.name}: not given; a {model.name} needs "
+                                        f"it{described}"))
+        return found
+
+
+def _misfits(field: Field, path: tuple[str, ...], value: Any,
+             party: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each part of a given value that its declared type refuses, with its path: the keys and
+    entries of a map and the items of a list are checked one by one, so each is named."""
+    assert field.type is not None
+    out: list[tuple[str, tuple[str, ...]]] = []
+    stack: list[tuple[ValueType, tuple[str, ...], Any, str | None]] = [
+        (field.type, path, value, None)]
+    while stack:
+        vt, at, item, label = stack.pop()
+        if vt.kind == "map" and isinstance(item, Mapping) and vt.key and vt.item:
+            for key, entry in reversed(list(item.items())):
+                stack.append((vt.item, (*at, str(key)), entry, None))
+                stack.append((vt.key, (*at, str(key)), key, f"a key of {'.'.join((party, *at))}"))
+            continue
+        if vt.kind == "list" and isinstance(item, list) and vt.item:
+            stack.extend((vt.item, (*at, str(i + 1)), x, None)
+                         for i, x in reversed(list(enumerate(item))))
+            continue
+        try:
+            check_value(label or ".".join((party, *at)), vt, item, None, None)
+        except RangeError as err:
+            out.append((err.message, at))
+    return out
+
+
+def procedure_arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
+                        limits: Limits) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keyword arguments (combatants, parameters) and choices for `run` and `odds`."""
+    parties: dict[str, Party] = {}
+    plain: dict[str, Any] = {}
+    for arg in arguments:
+        if "=" not in arg:
+            raise RangeError(f"arguments are name=value or party.field=value; got {arg!r}")
+        name, value = arg.split("=", 1)
+        if value.startswith("@"):
+            parties.setdefault(name, Party(name)).read(value[1:], limits)
+            continue
+        path = name.split(".")
+        if len(path) == 1:
+            plain[name] = value_of(name, value, limits)
+            continue
+        if len(path) > limits.input_depth:
+            raise RangeError(f"{name}: fields nested more than {limits.input_depth} deep "
+                             f"{Limits.hint('input_depth')}")
+        party = parties.setdefault(path[0], Party(path[0]))
+        party.set(arg, path[1:], value_of(name, value, limits))
+    plain.update(_combatants(rb, proc, parties))
+    choices = {k: plain.pop(k) for k in list(plain)
+               if k in proc.choice_names or k in _RESERVED}
+    return plain, choices
+
+
+def _combatants(rb: Any, proc: Any, parties: dict[str, Party]) -> dict[str, Any]:
+    """The parties made into combatants, once every value of every party has been checked."""
+    combatants = [p.name for p in proc.params if p.type.kind == "combatant"]
+    unknown = [name for name in parties if name not in combatants]
+    if unknown:
+        raise RangeError(f"procedure {proc.name} has no combatant {', '.join(unknown)} "
+                         f"(its combatants: {', '.join(combatants) or 'none'})")
+    problems = [err for party in parties.values() if rb.combatant_model is not None
+                for err in party.problems(rb.combatant_model)]
+    if problems:
+        raise problems[0] if len(problems) == 1 else RulecraftErrors(problems)
+    made = {}
+    for name, party in parties.items():
+        try:
+            made[name] = rb.combatant(**party.values)
+        except RulecraftError as err:  # a figure worked out from the values: say whose
+            err.message = f"{name}: {err.message}"
+            raise
+    return made
+
+
+__all__ = ["Party", "dice_list", "procedure_arguments", "read_sheet", "value_of"]

@@ -1,0 +1,132 @@
+"""`rulecraft show` as text: the data of `rulecraft.show` laid out for a person to read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulecraft.runtime.values import display
+
+WIDTH = 100  # long lists of options or fields wrap here, under their first item
+
+
+def overview_text(data: dict[str, Any]) -> str:
+    out = [f"{data['title']} ({data['rulebook']}, {data['file']})"]
+    if data["tables"]:
+        out += ["", "tables:"] + [f"  {_table_line(t)}" for t in data["tables"]]
+    if data["formulas"]:
+        out += ["", "formulas:"] + [f"  {_signature(f)}{_title(f, '  ')}"
+                                    for f in data["formulas"]]
+    if data["procedures"]:
+        out += ["", "procedures:"]
+        for p in data["procedures"]:
+            out += [f"  {_signature(p)}{_title(p, '  ')}"] + _procedure_lines(p, "    ")
+    if data["combatant"]:
+        out += [""] + _combatant_lines(data["combatant"])
+    if data["enums"]:
+        out += ["", "enums:"] + [f"  {e['name']}: {', '.join(e['members'])}"
+                                 for e in data["enums"]]
+    return "\n".join(out)
+
+
+def entry_text(data: dict[str, Any], filename: str) -> str:
+    kind = data["kind"]
+    where = f"{filename}:{data['line']}" if data.get("line") else filename
+    out = [f"{kind} {data['name']}{_title(data)} ({where})"]
+    out += [f"  # {c}" for c in data["comments"]]
+    if kind == "table":
+        out += ["", _table_line(data), ""] + _grid(data["header"], data["rows"])
+    elif kind == "formula":
+        out += ["", f"  {_signature(data)}", f"    = {data['body']}"]
+    elif kind == "procedure":
+        out += ["", f"  {_signature(data)}"] + _procedure_lines(data, "    ", typed=True)
+    elif kind == "enum":
+        out += ["", "  " + ", ".join(data["members"])]
+    else:
+        out += _combatant_lines(data)[1:]
+    width = len(str(data["rule"][-1]["line"])) if data["rule"] else 1
+    out += ["", "as written:"] + [f"  {r['line']:>{width}} | {r['text']}" for r in data["rule"]]
+    return "\n".join(out)
+
+
+def _quoted(title: str | None) -> str:
+    return f'"{title}"' if title else ""
+
+
+def _title(item: dict[str, Any], space: str = " ") -> str:
+    """An item's printed title after `space`; nothing when it has none but its name."""
+    return f"{space}{_quoted(item['title'])}" if item["title"] not in (None, item["name"]) else ""
+
+
+def _table_line(t: dict[str, Any]) -> str:
+    keys = ", ".join(k["name"] if k["name"] == k["type"] else f"{k['name']}: {k['type']}"
+                     for k in t["keys"])
+    return f"{t['name']}{_title(t)} by {keys} -> {', '.join(t['columns'])}"
+
+
+def _signature(item: dict[str, Any]) -> str:
+    params = ", ".join(f"{p['name']}: {p['type']}"
+                       + (f" = {_value(p['default'])}" if p["optional"] else "")
+                       for p in item["params"])
+    return f"{item['name']}({params})"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if value is None:
+        return "none"
+    return display(value)
+
+
+def _procedure_lines(p: dict[str, Any], pad: str, typed: bool = False) -> list[str]:
+    out = []
+    for c in p["choices"]:
+        options = [c["options"]] if isinstance(c["options"], str) else \
+            [display(o) for o in c["options"] or []]
+        tail = f" (default {display(c['default'])})" if c["default"] is not None else ""
+        if c["procedure"] not in (None, p["name"]):
+            tail += f", in {c['procedure']}"
+        out += _packed(f"{pad}choose {c['name']} by {c['by']}: ", options, " | ", tail)
+    for o in p["outcomes"]:
+        fields = [f["name"] + (f": {f['type']}" if typed and f["type"] else "")
+                  for f in o["fields"]]
+        title = f" {_quoted(o['title'])}" if o["title"] else ""
+        out += _packed(f"{pad}outcome {o['name']}{title}" + (": " if fields else ""), fields,
+                       ", ", "")
+    return out
+
+
+def _packed(head: str, items: list[str], sep: str, tail: str) -> list[str]:
+    """`head`, the items joined by `sep` and `tail`, in lines of about WIDTH; an item is never
+    split and a continuation starts under the first item."""
+    lines, line = [], head
+    for i, item in enumerate(items):
+        piece = item + (sep.rstrip() if i < len(items) - 1 else tail)
+        if line != head and len(line) + len(piece) > WIDTH:
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += piece + (" " if i < len(items) - 1 else "")
+    return lines + [line.rstrip() if items else head.rstrip(": ") + tail]
+
+
+def _combatant_lines(c: dict[str, Any]) -> list[str]:
+    out = [f"combatant {c['name']}{_title(c)}:"]
+    out += [f"  {f['name']}: {f['type']}" for f in c["characteristics"]]
+    for f in c["state"]:
+        default = f" = {_value(f['default'])}" if f["default"] not in (None, {}, []) else ""
+        combined = f" combined by {f['combined_by']}" if f["combined_by"] else ""
+        out.append(f"  state {f['name']}: {f['type']}{default}{combined}")
+    out += [f"  derived {f['name']} = {f['formula']}" for f in c["derived"]]
+    return out
+
+
+def _grid(header: list[str], rows: list[dict[str, Any]]) -> list[str]:
+    """A table as the rule file draws it: bars between aligned columns."""
+    lines = [header] + [row["keys"] + row["cells"] for row in rows]
+    count = max(map(len, lines))
+    widths = [max(len(r[i]) for r in lines if i < len(r)) for i in range(count)]
+    return ["  | " + " | ".join(cell.ljust(w) for cell, w in zip(r + [""] * count, widths))
+            + " |" for r in lines]
+
+
+__all__ = ["entry_text", "overview_text"]
