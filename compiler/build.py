@@ -62,7 +62,7 @@ class _Compiler:
         tables = self._tables(decls)
         formula_order = self._formula_order()
         formula_fields = self._formulas(formula_order)
-        model_fields = self._combatant()
+        models = self._combatants()
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
         self.fail_if_errors()
@@ -73,14 +73,14 @@ class _Compiler:
         formulas = {name: Formula.compiled(namespace[f"pub_{name}"], inner=namespace[f"f_{name}"],
                                            **fields)
                     for name, fields in formula_fields.items()}
-        combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
-                     for f in model_fields if f.combine}
-        model = None
-        if self.scope.combatant is not None:
-            decl = self.scope.combatant
-            model = CombatantModel(decl.name, decl.title or decl.name, tuple(model_fields),
-                                   decl.span, decl.comments, self.tree.source, namespace["derive"],
-                                   combiners)
+        built = {}
+        for name, (decl, fields, function) in models.items():
+            combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
+                         for f in fields if f.combine}
+            built[name] = CombatantModel(decl.name, decl.title or decl.name, tuple(fields),
+                                         decl.span, decl.comments, self.tree.source,
+                                         namespace[function], combiners)
+        model = next(iter(built.values()), None)
         for proc in procedures.values():
             proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
         name, title, meta, comments = header
@@ -89,7 +89,7 @@ class _Compiler:
                                       d.span, d.comments)
                          for d in decls if isinstance(d, s.EnumDecl) and d.name in self.scope.enums},
                         tables, formulas, procedures, model, self.tree.filename, self.tree.source,
-                        comments + self.tree.trailing_comments, self.python)
+                        comments + self.tree.trailing_comments, self.python, built)
 
     # -- passes ----------------------------------------------------------------------------
     def _header(self, decls: tuple[Any, ...]) -> tuple[str, str, dict[str, str], tuple[str, ...]]:
@@ -114,9 +114,11 @@ class _Compiler:
                 continue
             seen[d.name] = d
             if isinstance(d, s.CombatantDecl):
-                if self.scope.combatant is not None:
-                    self.scope.error(RuleTypeError, "one combatant model per rulebook", d.span)
-                self.scope.combatant = d
+                # The first model is the rulebook's combatant (`rb.combatant(...)`); others
+                # (a horse beside its rider) are `rb.combatant_models[name]`.
+                if self.scope.combatant is None:
+                    self.scope.combatant = d
+                self.scope.models[d.name] = d
             elif isinstance(d, s.ProcedureDecl):
                 self.scope.procedures[d.name] = d
 
@@ -256,11 +258,26 @@ class _Compiler:
                  "name": "name", "combatant": "combatant"}
         return ValueType(kinds.get(t.kind, "any"), node.name)
 
-    def _combatant(self) -> list[Field]:
-        decl = self.scope.combatant
-        if decl is None:
+    def _combatants(self) -> dict[str, tuple[s.CombatantDecl, list[Field], str]]:
+        """Each combatant model's fields and the generated function deriving its figures."""
+        if not self.scope.models:
             self.writer.line(0, "def derive(v):\n    return v\n")
-            return []
+            return {}
+        for name in self.scope.models:  # every model's fields are known before any is derived
+            self.scope.model_fields[name] = {}
+        self.scope.combatant_fields = self.scope.model_fields[next(iter(self.scope.models))]
+        for decl in self.scope.models.values():
+            for f in decl.fields:
+                if f.role != "derived":
+                    self.scope.model_fields[decl.name][f.name] = self.scope.resolve_type(f.type)
+        out = {}
+        for i, decl in enumerate(self.scope.models.values()):
+            function = "derive" if i == 0 else f"derive_{i}"
+            out[decl.name] = (decl, self._combatant(decl, function), function)
+        return out
+
+    def _combatant(self, decl: s.CombatantDecl, function: str) -> list[Field]:
+        types = self.scope.model_fields[decl.name]
         env = {}
         fields: list[Field] = []
         seen: dict[str, s.FieldDecl] = {}
@@ -272,9 +289,7 @@ class _Compiler:
         for f in decl.fields:
             if f.role == "derived":
                 continue
-            t = self.scope.resolve_type(f.type)
-            env[f.name] = (f"v[{f.name!r}]", t)
-            self.scope.combatant_fields[f.name] = t
+            env[f.name] = (f"v[{f.name!r}]", types[f.name])
         derived = {f.name: f for f in decl.fields if f.role == "derived"}
         depends = {n: [(u, node) for u, node in names_used(f.value, calls=False) if u in derived]
                    for n, f in derived.items()}
@@ -283,9 +298,9 @@ class _Compiler:
             self.scope.error(CycleError, "these derived figures depend on each other in a "
                              "circle: " + " → ".join(cycle), derived[cycle[0]].span)
         for f in derived.values():
-            self.scope.combatant_fields.setdefault(f.name, ANY)
+            types.setdefault(f.name, ANY)
             env.setdefault(f.name, (f"v[{f.name!r}]", ANY))  # known, even inside a cycle
-        self.writer.derive([derived[n] for n in ordered], env)
+        self.writer.derive([derived[n] for n in ordered], env, types, function)
         for f in decl.fields:
             text = self.writer.text(f.span)
             if f.role == "derived":

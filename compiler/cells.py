@@ -76,8 +76,8 @@ def parse_band(text: str) -> Band | None:
 
 
 def parse_dice(text: str) -> Dice | None:
-    """`d20`, `3d6`, `2d4+12`, `4d6kh3`, and the constant first: `3 + 1d6`."""
-    text = text.replace(" ", "")
+    """`d20`, `3d6`, `2d4+12`, `4d6kh3`, `d%` (d100), and the constant first: `3 + 1d6`."""
+    text = text.replace(" ", "").replace("d%", "d100")
     first = CONSTANT_FIRST_RE.match(text)
     if first:
         dice = parse_dice(first.group(2))

@@ -113,8 +113,9 @@ class Writer:
         self.line(0, "")
 
     # -- combatant -------------------------------------------------------------------------
-    def derive(self, fields: list[s.FieldDecl], env: Env) -> None:
-        self.line(0, "def derive(v):")
+    def derive(self, fields: list[s.FieldDecl], env: Env, types: dict[str, T],
+               name: str = "derive") -> None:
+        self.line(0, f"def {name}(v):")
         self.line(1, '"""Compute the derived figures of a combatant, in dependency order."""')
         for f in fields:
             assert f.value is not None
@@ -122,7 +123,7 @@ class Writer:
             code, t = self.emit.expr(f.value, env)
             self.line(1, f"v[{f.name!r}] = {code}")
             env[f.name] = (f"v[{f.name!r}]", t)
-            self.scope.combatant_fields[f.name] = t
+            types[f.name] = t
         self.line(1, "return v")
         self.line(0, "")
 
@@ -331,7 +332,7 @@ class Writer:
             self.scope.unknown("party", target.party, target.span,
                                [n for n, (_, t) in env.items() if t.kind == "combatant"])
             return
-        field = self._state_field(target)
+        field = self._state_field(target, party[1].ref)
         keys = [self.expr(k, env) for k in target.index]
         value, vt = self.expr(step.value, env)
         if field is not None:
@@ -359,8 +360,8 @@ class Writer:
         self.line(depth, f"_ctx.change({where}, {target.party!r}, {party[0]}, {target.field!r}, "
                          f"{index}, {value}, {step.mode!r})")
 
-    def _state_field(self, target: s.Target) -> s.FieldDecl | None:
-        decl = self.scope.combatant
+    def _state_field(self, target: s.Target, model: str | None) -> s.FieldDecl | None:
+        decl = self.scope.models.get(model or "", self.scope.combatant)
         fields = [f for f in decl.fields if f.role == "state"] if decl else []
         for f in fields:
             if f.name == target.field:

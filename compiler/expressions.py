@@ -27,7 +27,7 @@ _ROUNDING = {
 }
 # `NAME(body for x in collection)`: what each does with the bodies.
 AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
-              "sort_descending")
+              "sort_descending", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
                    "flatten", "maximum", "minimum", "mean", *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
@@ -221,6 +221,8 @@ class Emitter:
                                                                                   node.right)
                 return f"({left} {op} {right})", DICE
             return self._bad(f"dice can only be added to or subtracted from; not {op}", node)
+        if op == "+" and lt.sure().kind == "list" and rt.sure().kind == "list":
+            return self._joined_lists(node, left, lt, right, rt)
         if not is_number(lt):
             return self._bad(f"{op} needs numbers, but the left side is {lt}", node.left)
         if not is_number(rt):
@@ -238,6 +240,16 @@ class Emitter:
         # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
         return f"({left} {op} {right})", result
+
+    def _joined_lists(self, node: s.Binary, left: str, lt: T, right: str,
+                      rt: T) -> tuple[str, T]:
+        """`effects + [e]`: one list after the other (a list holds one kind of value)."""
+        item = join(lt.sure().item or NOTHING, rt.sure().item or NOTHING)
+        if item is None:
+            return self._bad(f"a list holds one kind of value: {lt} and {rt} do not join", node)
+        left, right = self.cast(left, lt, "list", node.left), self.cast(right, rt, "list",
+                                                                          node.right)
+        return f"({left} + {right})", T("list", item=item)
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
         if "outcome" in (lt.kind, rt.kind):  # `save == "made"`: the outcome's name
@@ -306,9 +318,10 @@ class Emitter:
                                       f"row of table {info.decl.name}")
             return f"{self.scope.column_ref(info.decl.name, node.name)}[{code}]", ft
         if t.kind == "combatant":
-            ft = self.scope.combatant_fields.get(node.name)
+            fields = self.scope.fields_of(t.ref)
+            ft = fields.get(node.name)
             if ft is None:
-                return self._no_field(node, list(self.scope.combatant_fields), t.ref or "combatant")
+                return self._no_field(node, list(fields), t.ref or "combatant")
             return f"{code}._values[{node.name!r}]", ft
         if t.kind == "outcome":
             return self._outcome_field(node, code, t)
@@ -362,7 +375,7 @@ class Emitter:
         """`defender[characteristic]`: the field a name value names. With the name's domain
         known (an enum whose members name fields), each member must be a field and all of one
         kind; else any field of the model, checked when the rule runs."""
-        fields = self.scope.combatant_fields
+        fields = self.scope.fields_of(t.ref)
         if kt.kind not in ("name", "any"):
             return self._bad(f"a {t.ref}'s field is picked by a name, not {kt}", node)
         key_node = node.keys[0]
@@ -674,6 +687,9 @@ class Emitter:
             comprehension = f"[{body} for v_{node.var} in {coll}]"
             result = INT if bt.kind in ("int", "nothing") else NUM
             return f"_aggregate({node.name}, {comprehension}, {where})", result
+        if node.name == "list":  # [c.name for c in order]
+            body, bt = self.expr(node.body, inner)
+            return f"tuple([{body} for v_{node.var} in {coll}])", T("list", item=bt)
         if node.name in ("any", "all", "count"):
             body, _ = self.condition(node.body, inner)
             if node.name == "count":

@@ -18,8 +18,9 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
 MAX_HINTS = 50  # "did you mean" hints per compile
-# Old prefixes of constant() as the kind a global's name starts with.
-_KINDS = {"C": "NUM"}
+# A prefix constant() is called with, as the kind a global's name starts with.
+_KINDS = {"C": "NUM", "DICE": "DICE", "PARAM_": "PARAM", "MEMBERS_": "MEMBERS",
+          "OPTIONS_": "OPTIONS"}
 
 
 def _readable(name: str) -> bool:
@@ -57,7 +58,9 @@ class Scope:
     tables: dict[str, TableInfo] = attrs.field(factory=dict)
     formulas: dict[str, FormulaInfo] = attrs.field(factory=dict)
     combatant: s.CombatantDecl | None = None
-    combatant_fields: dict[str, T] = attrs.field(factory=dict)
+    combatant_fields: dict[str, T] = attrs.field(factory=dict)  # the first model's
+    models: dict[str, s.CombatantDecl] = attrs.field(factory=dict)  # every combatant model
+    model_fields: dict[str, dict[str, T]] = attrs.field(factory=dict)
     procedures: dict[str, s.ProcedureDecl] = attrs.field(factory=dict)
     # Filled as procedures are generated (callees first): what a call needs of its callee.
     procedure_params: dict[str, list[tuple[str, T]]] = attrs.field(factory=dict)
@@ -83,6 +86,10 @@ class Scope:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
 
+    def fields_of(self, model: str | None) -> dict[str, T]:
+        """The fields of a combatant model (`rider`, `horse`) with their types."""
+        return self.model_fields.get(model or "", self.combatant_fields)
+
     def text(self, span: Span) -> str:
         """The rule text a span covers, as the author wrote it."""
         return self.source[span.start:span.end].strip()
@@ -95,11 +102,13 @@ class Scope:
     def constant(self, prefix: str, value: Any) -> str:
         """A module-level name bound to `value`: equal numbers, dice and name sets share one."""
         shareable = isinstance(value, (Decimal, Dice, frozenset, tuple))
-        # Equal and printed alike: 2.5 and 2.50 stay two constants (each prints as written).
-        key = (prefix, type(value), str(value))
-        if shareable and key in self.shared and self.constants[self.shared[key]] == value:
-            return self.shared[key]
-        kind = _KINDS.get(prefix.rstrip("_"), prefix.rstrip("_").upper())
+        if shareable:
+            # Equal and printed alike: 2.5 and 2.50 stay two constants (each prints as written).
+            key = (prefix, type(value), str(value))
+            name = self.shared.get(key)
+            if name is not None and self.constants[name] == value:
+                return name
+        kind = _KINDS.get(prefix) or prefix.rstrip("_").upper()
         name = self._fresh(kind, self._what(value))
         self.constants[name] = value
         if shareable:
@@ -125,27 +134,29 @@ class Scope:
         return self.shared[key]
 
     def span_ref(self, span: Span) -> str:
-        """The global holding a span (for errors and the trace): one per place in the file."""
-        key = ("SPAN", span)
-        if key not in self.shared:
-            at = f"L{span.line}_C{span.column}"
-            # Nested expressions can start at one place: the longer is named by its end too.
-            name = self._fresh("SPAN", at, f"{at}_to_L{span.end_line}_C{span.end_column}")
-            self.constants[name] = span
-            self.shared[key] = name
-        return self.shared[key]
+        """The global holding a span (for errors and the trace): one per place in the file.
+        Nested expressions can start at one place: the second is named by its end too."""
+        name = f"SPAN_L{span.line}_C{span.column}"
+        for candidate in (name, f"{name}_to_L{span.end_line}_C{span.end_column}"):
+            held = self.constants.get(candidate)
+            if held is None or held == span:
+                self.constants[candidate] = span
+                return candidate
+        name = self._fresh(candidate, "")
+        self.constants[name] = span
+        return name
 
-    def _fresh(self, kind: str, *whats: str) -> str:
-        """`KIND_what` for the first `what` no global has taken, else the last one numbered."""
-        names = [f"{kind}_{what}" if what else kind for what in whats] or [kind]
-        names = [n if _readable(n) else kind for n in names]
-        for name in names:
-            if name not in self.constants:
-                return name
+    def _fresh(self, kind: str, what: str) -> str:
+        """`KIND_what`, or with `_2`, `_3`, … if another global has that name."""
+        name = f"{kind}_{what}" if what else kind
+        if not (name.isascii() and name.isidentifier()) and not _readable(name):
+            name = kind
+        if name not in self.constants:
+            return name
         number = 2
-        while f"{names[-1]}_{number}" in self.constants:
+        while f"{name}_{number}" in self.constants:
             number += 1
-        return f"{names[-1]}_{number}"
+        return f"{name}_{number}"
 
     def _what(self, value: Any) -> str:
         """What a constant holds, in identifier characters: 2.8 → 2_8, 2d4+12 → 2d4_plus_12,
@@ -206,7 +217,7 @@ class Scope:
         domain = self.domain(name)
         if domain is not None:
             return T("name", domain=domain)
-        if self.combatant is not None and name == self.combatant.name:
+        if name in self.models:
             return T("combatant", ref=name)
         known = ["integer", "number", *self.enums, *self.domains, *self.tables]
         if self.combatant is not None:

@@ -318,8 +318,10 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
     s.Attr: lambda n: (f"{_wrap(n.value, _POSTFIX)}.{n.name}", _POSTFIX),
     s.Index: _index,
     s.Call: _call,
-    s.Aggregate: lambda n: (f"{n.name}({expression(n.body)} for {n.var} in "
-                            f"{expression(n.collection)})", _POSTFIX),
+    s.Aggregate: lambda n: (
+        (f"[{expression(n.body)} for {n.var} in {expression(n.collection)}]", _ATOM)
+        if n.name == "list" else
+        (f"{n.name}({expression(n.body)} for {n.var} in {expression(n.collection)})", _POSTFIX)),
     s.RangeExpr: _range,
 }
 

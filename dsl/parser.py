@@ -412,6 +412,10 @@ class _Builder(Transformer_NonRecursive):
     def aggregate(self, meta: Any, c: list[Any]) -> s.Aggregate:
         return s.Aggregate(str(c[0]), c[1], str(c[2]), c[3], self._span(meta))
 
+    def list_of(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        """`[c.name for c in order]`: a list made item by item (an aggregate named `list`)."""
+        return s.Aggregate("list", c[0], str(c[1]), c[2], self._span(meta))
+
     def args(self, meta: Any, c: list[Any]) -> list[Any]:
         return list(c)
 

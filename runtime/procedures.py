@@ -43,6 +43,7 @@ class RunContext:
         self.values: dict[str, Any] = {}
         self.parties = parties
         self.passes_made = 0  # loop passes so far in this run, against loop_passes
+        self.handles: set[int] = set()  # ids of the combatants this run may change
         self.limits: Limits = getattr(dice, "limits", DEFAULT_LIMITS)
 
     def roll(self, span: Span, name: str, dice: Any) -> Any:
@@ -101,6 +102,10 @@ class RunContext:
                value: Any, mode: str) -> None:
         """`set` or `add` on a combatant's state, in place: `who` is this run's handle, so
         every name bound to it sees the new figures (derived ones recomputed, memoised)."""
+        if id(who) not in self.handles:
+            raise RangeError(f"{party} is a combatant held by another (part of its figures), so "
+                             "it is not changed on its own: make it a party of the procedure, "
+                             "change it, and set it back", span, self.source)
         spec = who.model.field(field)
         if index:
             given = dict(zip(spec.type.index_names() if spec.type else [], index))
@@ -441,8 +446,9 @@ class Procedure:
             if p.name in args:
                 value = args[p.name]
                 if p.type.kind == "combatant":
-                    if not isinstance(value, Combatant):
-                        raise RangeError(f"{p.name} must be a combatant (made with rb.combatant)",
+                    if not isinstance(value, Combatant) or value.model.name != p.type.text:
+                        raise RangeError(f"{p.name} must be a {p.type.text} (made with "
+                                         "rb.combatant, or rb.combatant_models[name].build)",
                                          p.span, self.source)
                     arguments[p.name] = value
                 else:
@@ -460,9 +466,11 @@ class Procedure:
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any]) -> Result:
         # This run's handles: the caller's combatants are copied, never changed.
-        arguments = _handles(arguments, {})
+        made: dict[int, Combatant] = {}
+        arguments = _handles(arguments, made)
         parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
         ctx = RunContext(source, choices, self.source, parties)
+        ctx.handles = {id(h) for h in made.values()}
         try:
             self.fn(ctx, **arguments)
         except Finished as done:

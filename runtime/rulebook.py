@@ -98,9 +98,13 @@ class Rulebook:
     source: str = attrs.field(repr=False)
     comments: tuple[str, ...] = ()
     python_source: str = attrs.field(default="", repr=False)
+    # Every combatant model by name, the first one (`combatant_model`) included: a rider's
+    # horse is `rb.combatant_models["horse"].build(...)`.
+    combatant_models: Mapping[str, CombatantModel] = attrs.field(factory=dict, repr=False)
 
     def combatant(self, /, **given: Any) -> Combatant:
-        """A combatant of this rulebook from its characteristics, equipment and (optional) state."""
+        """A combatant of this rulebook from its characteristics, equipment and (optional) state
+        (of its first combatant model; `combatant_models[name].build(...)` for another)."""
         if self.combatant_model is None:
             raise RangeError(f"rulebook {self.name} declares no combatant")
         return self.combatant_model.build(**given)

@@ -460,3 +460,27 @@ def test_the_documented_examples_compile_and_read_as_the_books_say():
 def test_broken_new_forms_are_rule_errors(empty, text):
     with pytest.raises(RulecraftError):
         value(empty, text)
+
+
+# ---- lists made item by item, and lists joined --------------------------------------------------
+
+def test_a_list_made_item_by_item_and_lists_joined():
+    rb = rulecraft.compile('rulebook t "T"\n'
+                           'formula names(n: 1..5) = [x * 2 for x in 1..n] + [0]\n')
+    assert rb.formulas["names"](n=3) == (2, 4, 6, 0)
+    text = 'rulebook t "T"\n\nformula names(n: 1..5) = [x * 2 for x in 1..n] + [0]\n'
+    assert rulecraft.format_rules(text) == text
+
+
+def test_lists_of_two_kinds_do_not_join():
+    with pytest.raises(rulecraft.RuleTypeError, match="one kind of value"):
+        rulecraft.compile('rulebook t "T"\nformula f(n: 1..5) = [n] + ["a"]\n')
+
+
+def test_d_percent_in_a_table_cell_and_on_the_command_line():
+    rb = rulecraft.compile('rulebook t "T"\ntable rolls by k:\n  | K | Dice |\n  | a | d%   |\n'
+                           'formula top(k: k) = maximum(rolls[k])\n')
+    assert rb.formulas["top"](k="a") == 100
+    result = CliRunner().invoke(cli, ["roll", "d%", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert 1 <= int(result.output.split()[-1]) <= 100

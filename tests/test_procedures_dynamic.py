@@ -348,3 +348,64 @@ def test_a_clamped_state_is_held_to_its_range():
     assert rb.procedures["p"].run(a=a, n=-50).combatants["a"].stamina == 0
     assert rb.procedures["p"].run(a=a, n=50).combatants["a"].stamina == 30
     assert rulecraft.format_rules(text).count("= 10 clamped") == 1
+
+
+# ---- more than one combatant model -------------------------------------------------------------
+
+MOUNTED = """rulebook mounted "Mounted"
+combatant rider:
+  skill: 1..20
+  state mount: horse
+  state fatigue: integer = 0
+  derived charge_speed = mount.speed + skill
+combatant horse:
+  speed: 1..30
+  state stamina: 0..20 = 20
+procedure charge (r: rider, h: horse):
+  set h.stamina = h.stamina - 5
+  add 1 to r.fatigue
+  let before = r.charge_speed
+  set r.mount = h
+  outcome done with (before = before, stamina = r.mount.stamina, speed = r.charge_speed)
+procedure tire_held (r: rider):
+  let h = r.mount
+  set h.stamina = 0
+  outcome done
+"""
+
+
+def test_a_rider_and_a_horse_are_two_models_and_one_holds_the_other():
+    # "more than one combatant model per rulebook, and a combatant holding another (rider and
+    # horse)"
+    rb = rulecraft.compile(MOUNTED)
+    assert list(rb.combatant_models) == ["rider", "horse"]
+    horse = rb.combatant_models["horse"].build(speed=12)
+    rider = rb.combatant(skill=8, mount=horse)
+    assert rider.charge_speed == 20
+    r = rb.procedures["charge"].run(r=rider, h=horse)
+    assert dict(r.outcome) == {"before": 20, "stamina": 15, "speed": 20}
+    assert r.combatants["h"].stamina == 15 and horse.stamina == 20
+
+
+def test_a_held_combatant_is_changed_only_as_a_party():
+    rb = rulecraft.compile(MOUNTED)
+    rider = rb.combatant(skill=8, mount=rb.combatant_models["horse"].build(speed=12))
+    with pytest.raises(rulecraft.RangeError, match="h is a combatant held by another"):
+        rb.procedures["tire_held"].run(r=rider)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("procedure p (r: rider):\n  outcome o with (x = r.mount.sped)\n", "did you mean 'speed'"),
+    ("procedure p (h: horse):\n  add 1 to h.fatigue\n  outcome o\n", "unknown state field"),
+])
+def test_each_model_has_its_own_fields(text, words):
+    with pytest.raises(rulecraft.RulecraftError) as info:
+        rulecraft.compile(MOUNTED + text)
+    assert words in str(info.value)
+
+
+def test_a_party_of_the_wrong_model_is_refused():
+    rb = rulecraft.compile(MOUNTED)
+    horse = rb.combatant_models["horse"].build(speed=12)
+    with pytest.raises(rulecraft.RangeError, match="r must be"):
+        rb.procedures["charge"].run(r=horse, h=horse)
