@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import keyword
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -84,8 +86,7 @@ class Writer:
         their declared ranges; exact arithmetic inside, plain values out; a call that does not
         fit or a calculation with no answer is a rule error, never a Python exception."""
         names = [name for name, _, _ in checks]
-        safe = [n for n in names if n.isidentifier() and not keyword.iskeyword(n)
-                and not n.startswith("_")]
+        safe = [n for n in names if _plain_keyword(n)]
         signature = "".join(f", {n}=_MISSING" for n in safe)
         self.line(0, f"def pub_{decl.name}(*_args{signature}, **_names):")
         self.line(1, repr(f"{decl.title or decl.name} ({decl.span})."))
@@ -580,6 +581,19 @@ def _ends(steps: tuple[Any, ...]) -> bool:
         return last.otherwise is not None and _ends(last.otherwise) and all(
             _ends(b.body) for b in last.branches)
     return any(isinstance(st, s.OutcomeStep) for st in steps)
+
+
+def _plain_keyword(name: str) -> bool:
+    """Whether a rule's parameter can be a keyword parameter of `pub_NAME` without hiding a
+    name its body uses (a builtin such as `type`, a generated global such as `NUM_2_5`, a
+    function `f_…`); other names reach it through `**_names`."""
+    return (name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")
+            and name not in _BUILTIN_NAMES and not _GENERATED.match(name)
+            and not name.startswith(("f_", "pub_", "p_", "cell_", "v_", "derive")))
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_GENERATED = re.compile(r"^[A-Z]+(_|$)")  # NUM_…, DICE_…, T_…, COL_…: generated globals
 
 
 def fast_check(name: str, t: T, low: Any, high: Any, members_ref: str | None) -> str:

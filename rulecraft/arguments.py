@@ -227,23 +227,29 @@ def procedure_arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
 
 def _combatants(rb: Any, proc: Any, parties: dict[str, Party]) -> dict[str, Any]:
     """The parties made into combatants, once every value of every party has been checked."""
-    combatants = [p.name for p in proc.params if p.type.kind == "combatant"]
-    unknown = [name for name in parties if name not in combatants]
+    models = {p.name: _model(rb, p.type.text) for p in proc.params if p.type.kind == "combatant"}
+    unknown = [name for name in parties if name not in models]
     if unknown:
         raise RangeError(f"procedure {proc.name} has no combatant {', '.join(unknown)} "
-                         f"(its combatants: {', '.join(combatants) or 'none'})")
-    problems = [err for party in parties.values() if rb.combatant_model is not None
-                for err in party.problems(rb.combatant_model)]
+                         f"(its combatants: {', '.join(models) or 'none'})")
+    problems = [err for name, party in parties.items() if models[name] is not None
+                for err in party.problems(models[name])]
     if problems:
         raise problems[0] if len(problems) == 1 else RulecraftErrors(problems)
     made = {}
     for name, party in parties.items():
         try:
-            made[name] = rb.combatant(**party.values)
+            made[name] = models[name].build(**party.values)
         except RulecraftError as err:  # a figure worked out from the values: say whose
             err.message = f"{name}: {err.message}"
             raise
     return made
+
+
+def _model(rb: Any, name: str) -> CombatantModel | None:
+    """The combatant model a parameter's type names (a rider, a horse)."""
+    models = getattr(rb, "combatant_models", None) or {}
+    return models.get(name) or rb.combatant_model
 
 
 __all__ = ["Party", "dice_list", "procedure_arguments", "read_sheet", "value_of"]

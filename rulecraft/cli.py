@@ -234,10 +234,10 @@ def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits
     """Show what RULEBOOK (a built-in name or a path) holds.
 
     Without NAME: its tables (keys, columns), formulas (parameters with their types),
-    procedures (parameters, choices with their options, outcomes with their fields) and the
-    combatant model (characteristics, state, derived figures). With NAME (a table, formula,
-    procedure, enum or the combatant model, by name or printed title): that one in full, with
-    the rule lines it is written on.
+    procedures (parameters, choices with their options, outcomes with their fields) and
+    combatant models (characteristics, state, derived figures). With NAME (a table, formula,
+    procedure, enum or combatant model, by name or printed title): that one in full, with the
+    rule lines it is written on.
 
     \b
     Examples:

@@ -31,17 +31,17 @@ from rulecraft.runtime.values import display
 # -- what a rulebook holds, as JSON-ready data (stable keys) --------------------------------------
 
 def overview(rb: Rulebook) -> dict[str, Any]:
-    """Every table, formula, procedure, enum and the combatant model, in summary."""
+    """Every table, formula, procedure, combatant model and enum, in summary."""
     return {"rulebook": rb.name, "title": rb.title, "file": rb.filename,
             "tables": [_table(t, _enum_names(rb)) for t in rb.tables.values()],
             "formulas": [_formula(f) for f in rb.formulas.values()],
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
-            "combatant": _combatant(rb.combatant_model) if rb.combatant_model else None,
+            "combatants": [_combatant(rb, m) for m in _models(rb).values()],
             "enums": [_enum(e) for e in rb.enums.values()]}
 
 
 def entry(rb: Rulebook, name: str) -> dict[str, Any]:
-    """One table, formula, procedure, enum or the combatant model in full, found by name or
+    """One table, formula, procedure, enum or combatant model in full, found by name or
     printed title; an UnknownNameError with the closest name otherwise."""
     kind, item = find(rb, name)
     if kind == "table":
@@ -59,7 +59,7 @@ def entry(rb: Rulebook, name: str) -> dict[str, Any]:
     elif kind == "enum":
         data = _enum(item)
     else:
-        data = _combatant(item)
+        data = _combatant(rb, item)
     data["comments"] = list(item.comments)
     data["rule"] = _rule_lines(rb.source, item.span)
     return {"kind": kind, **data}
@@ -67,11 +67,10 @@ def entry(rb: Rulebook, name: str) -> dict[str, Any]:
 
 def find(rb: Rulebook, name: str) -> tuple[str, Any]:
     """(kind, item) for a name or a printed title ("Wounds Table" finds `wounds`)."""
-    model = rb.combatant_model
     groups: list[tuple[str, dict[str, Any]]] = [
         ("table", dict(rb.tables)), ("formula", dict(rb.formulas)),
         ("procedure", dict(rb.procedures)), ("enum", dict(rb.enums)),
-        ("combatant", {model.name: model} if model is not None else {})]
+        ("combatant", _models(rb))]
     for kind, items in groups:
         if name in items:
             return kind, items[name]
@@ -126,11 +125,24 @@ def _enum(e: Enum) -> dict[str, Any]:
     return {"name": e.name, "title": e.title, "members": list(e.members), "line": _line(e.span)}
 
 
-def _combatant(model: CombatantModel) -> dict[str, Any]:
+def _models(rb: Rulebook) -> dict[str, CombatantModel]:
+    """Every combatant model of a rulebook (a rider and a horse are two), by name."""
+    models = getattr(rb, "combatant_models", None)
+    if models:
+        return dict(models)
+    return {rb.combatant_model.name: rb.combatant_model} if rb.combatant_model else {}
+
+
+def _combatant(rb: Rulebook, model: CombatantModel) -> dict[str, Any]:
+    compiled = COMPILED.get(rb)
+    scope = compiled[0] if compiled is not None else None
+    types = getattr(scope, "model_fields", {}).get(model.name) or \
+        getattr(scope, "combatant_fields", {})  # what the compiler worked derived figures out to
     fields: dict[str, list[dict[str, Any]]] = {"characteristics": [], "state": [], "derived": []}
     for f in model.fields:
         data: dict[str, Any] = {"name": f.name, "line": _line(f.span)}
         if f.role == "derived":
+            data["type"] = _type_name(types.get(f.name))
             data["formula"] = f.text.split("\n")[0].split("=", 1)[1].strip()
             fields["derived"].append(data)
             continue

@@ -10,6 +10,7 @@ WIDTH = 100  # long lists of options or fields wrap here, under their first item
 
 
 def overview_text(data: dict[str, Any]) -> str:
+    """Everything a rulebook holds, a line or a few for each."""
     out = [f"{data['title']} ({data['rulebook']}, {data['file']})"]
     if data["tables"]:
         out += ["", "tables:"] + [f"  {_table_line(t)}" for t in data["tables"]]
@@ -20,8 +21,8 @@ def overview_text(data: dict[str, Any]) -> str:
         out += ["", "procedures:"]
         for p in data["procedures"]:
             out += [f"  {_signature(p)}{_title(p, '  ')}"] + _procedure_lines(p, "    ")
-    if data["combatant"]:
-        out += [""] + _combatant_lines(data["combatant"])
+    for model in data["combatants"]:
+        out += [""] + _combatant_lines(model)
     if data["enums"]:
         out += ["", "enums:"] + [f"  {e['name']}: {', '.join(e['members'])}"
                                  for e in data["enums"]]
@@ -29,6 +30,7 @@ def overview_text(data: dict[str, Any]) -> str:
 
 
 def entry_text(data: dict[str, Any], filename: str) -> str:
+    """One entry in full, ending with the numbered lines it is written on."""
     kind = data["kind"]
     where = f"{filename}:{data['line']}" if data.get("line") else filename
     out = [f"{kind} {data['name']}{_title(data)} ({where})"]
@@ -71,8 +73,11 @@ def _signature(item: dict[str, Any]) -> str:
 
 
 def _value(value: Any) -> str:
+    """A default as a rule writes it: `"Willpower"`, `0`, `true`, `none`."""
     if isinstance(value, str):
         return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if value is None:
         return "none"
     return display(value)
@@ -86,7 +91,8 @@ def _procedure_lines(p: dict[str, Any], pad: str, typed: bool = False) -> list[s
         tail = f" (default {display(c['default'])})" if c["default"] is not None else ""
         if c["procedure"] not in (None, p["name"]):
             tail += f", in {c['procedure']}"
-        out += _packed(f"{pad}choose {c['name']} by {c['by']}: ", options, " | ", tail)
+        by = f" by {c['by']}" if c["by"] else ""
+        out += _packed(f"{pad}choose {c['name']}{by}: ", options, " | ", tail)
     for o in p["outcomes"]:
         fields = [f["name"] + (f": {f['type']}" if typed and f["type"] else "")
                   for f in o["fields"]]
@@ -116,7 +122,8 @@ def _combatant_lines(c: dict[str, Any]) -> list[str]:
         default = f" = {_value(f['default'])}" if f["default"] not in (None, {}, []) else ""
         combined = f" combined by {f['combined_by']}" if f["combined_by"] else ""
         out.append(f"  state {f['name']}: {f['type']}{default}{combined}")
-    out += [f"  derived {f['name']} = {f['formula']}" for f in c["derived"]]
+    out += [f"  derived {f['name']}{': ' + f['type'] if f['type'] else ''} = {f['formula']}"
+            for f in c["derived"]]
     return out
 
 

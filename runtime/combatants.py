@@ -9,7 +9,8 @@ from typing import Any
 import attrs
 
 from .dice import Dice
-from .errors import ARITHMETIC, CalculationError, RangeError, Span, calculation_message
+from .errors import (ARITHMETIC, CalculationError, RangeError, RangeErrors, Span,
+                     calculation_message)
 from .values import NotARuleValue, display, match_name, to_internal, to_public
 
 
@@ -200,29 +201,35 @@ class CombatantModel:
     def build(self, /, **given: Any) -> Combatant:
         """Validate the given characteristics and state, then compute every derived figure."""
         values: dict[str, Any] = {}
+        problems: list[RangeError] = []  # every one, so a sheet is fixed in one go
         known = {f.name for f in self.fields if f.role != "derived"}
         for extra in given:
             if extra not in known:
                 close = difflib.get_close_matches(extra, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise RangeError(
+                problems.append(RangeError(
                     f"a {self.name} has no characteristic or state called {extra!r}{hint}",
-                    self.span,
-                    self.source,
-                )
+                    self.span, self.source))
         for f in self.fields:
             if f.role == "derived":
                 continue
-            if f.name in given:
-                assert f.type is not None
-                values[f.name] = check_value(f.name, f.type, given[f.name], f.span, self.source)
-                if f.combine is not None:
-                    values[f.name] = self._combined(f, values[f.name], {})
-            elif f.has_default:
-                values[f.name] = f.default
-            else:
-                raise RangeError(f"a {self.name} needs {f.name} ({f.type.describe() if f.type else ''})",
-                                 f.span, self.source)
+            try:
+                if f.name in given:
+                    assert f.type is not None
+                    values[f.name] = check_value(f.name, f.type, given[f.name], f.span,
+                                                 self.source)
+                    if f.combine is not None:
+                        values[f.name] = self._combined(f, values[f.name], {})
+                elif f.has_default:
+                    values[f.name] = f.default
+                else:
+                    described = f.type.describe() if f.type else ""
+                    raise RangeError(f"a {self.name} needs {f.name} ({described})", f.span,
+                                     self.source)
+            except RangeError as err:
+                problems.append(err)
+        if problems:
+            raise problems[0] if len(problems) == 1 else RangeErrors(problems)
         return Combatant(self, self.derived(values))
 
 

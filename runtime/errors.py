@@ -143,3 +143,9 @@ class RulecraftErrors(RulecraftError):
         if len(self.errors) > 1:
             body += f"\n{len(self.errors)} errors"
         return body
+
+
+class RangeErrors(RulecraftErrors, RangeError):
+    """Several values out of range found together (every problem of one combatant): caught as
+    a RangeError like one, and listing them all."""
+

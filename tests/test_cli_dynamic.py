@@ -129,6 +129,25 @@ def test_problems_of_both_parties_are_reported_together(tmp_path):
     assert lines[-1] == "5 errors"
 
 
+def test_each_party_is_checked_against_its_own_model(tmp_path):
+    rules = write(tmp_path, "two.rules", 'rulebook mounted "Mounted"\n'
+                  'combatant rider "Rider":\n  skill: 1..20\n'
+                  'combatant horse "Horse":\n  speed: 1..10\n  derived pace = speed * 2\n'
+                  'procedure gallop "Gallop" (rider: rider, horse: horse):\n  roll r = d6\n'
+                  '  outcome done with (total = r + horse.pace + rider.skill)\n')
+    result = invoke("run", str(rules), "gallop", "rider.skill=3", "horse.speed=4", "--dice", "2")
+    assert result.stdout == "done\n  total: 13\n"
+    report = failed(invoke("run", str(rules), "gallop", "rider.skill=30", "rider.speed=1",
+                           "horse.speed=4", "horse.pace=9", "--dice", "2"))
+    assert report.splitlines() == [
+        "rider.skill must be a whole number from 1 to 20; got 30 (given as rider.skill=30)",
+        "rider.speed: a rider has no characteristic or state called 'speed' "
+        "(given as rider.speed=1)",
+        "horse.pace: a horse works pace out from its other figures; it cannot be given "
+        "(given as horse.pace=9)",
+        "3 errors"]
+
+
 def test_combatant_problems_as_json_are_one_error_each(tmp_path):
     report = failed(invoke("run", "ringing_steel", "melee_attack", f"attacker=@{SWORDSMAN}",
                            f"defender=@{SPEARMAN}", "defender.strength=0", "defender.willpower=x",

@@ -409,3 +409,21 @@ def test_a_party_of_the_wrong_model_is_refused():
     horse = rb.combatant_models["horse"].build(speed=12)
     with pytest.raises(rulecraft.RangeError, match="r must be"):
         rb.procedures["charge"].run(r=horse, h=horse)
+
+
+def test_a_state_without_a_default_must_be_given():
+    # "a state field without a default must be given when the combatant is made"
+    rb = rulecraft.compile(MOUNTED)
+    with pytest.raises(rulecraft.RangeError, match="a rider needs mount"):
+        rb.combatant(skill=8)
+
+
+def test_every_problem_of_a_combatant_is_reported_at_once_from_python():
+    # Defect 10: an error about a combatant's values "shows only the first problem".
+    rb = compiled("")
+    with pytest.raises(rulecraft.RangeError) as info:
+        rb.combatant(strength=31, willpower=0, luck=3)
+    messages = [e.message for e in info.value.errors]
+    assert len(messages) == 3
+    assert any("luck" in m for m in messages) and any("strength" in m for m in messages)
+    assert any("willpower" in m for m in messages)

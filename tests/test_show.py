@@ -144,13 +144,13 @@ def test_show_lists_the_combatant_model():
     assert "  training: map weapon -> 1..10" in text
     assert "  state fatigue: integer = 0" in text
     assert "  state injuries: map area -> list injury combined by accumulation" in text
-    assert "  derived skill = skill(dexterity, training[weapon], armour)" in text
+    assert "  derived skill: number = skill(dexterity, training[weapon], armour)" in text
 
 
 def test_show_json_has_stable_keys(rs):
     data = shown_json("ringing_steel")
     assert list(data) == ["rulebook", "title", "file", "tables", "formulas", "procedures",
-                          "combatant", "enums"]
+                          "combatants", "enums"]
     assert data["rulebook"] == "ringing_steel" and data["file"] == "ringing_steel.rules"
     assert [t["name"] for t in data["tables"]] == list(rs.tables)
     wounds = by_name(data["tables"], "wounds")
@@ -185,7 +185,7 @@ def test_show_json_procedures_carry_choices_and_outcomes_in_order(duel):
 
 
 def test_show_json_combatant_fields_by_role():
-    fighter = shown_json("ringing_steel")["combatant"]
+    fighter = shown_json("ringing_steel")["combatants"][0]
     assert fighter["name"] == "fighter"
     assert by_name(fighter["characteristics"], "strength")["type"] == "1..20"
     assert by_name(fighter["state"], "fatigue") == {
@@ -194,6 +194,7 @@ def test_show_json_combatant_fields_by_role():
     assert by_name(fighter["state"], "injuries")["combined_by"] == "accumulation"
     assert by_name(fighter["derived"], "anti_parry")["formula"] == \
         "anti_parry(skill, weapon) - attack_penalty"
+    assert by_name(fighter["derived"], "skill")["type"] == "number"  # as the compiler found
 
 
 # -- 1. one entry in full -------------------------------------------------------------------------
@@ -279,8 +280,21 @@ def test_show_a_rule_file_by_path(tmp_path):
     assert data["file"] == str(path)
     assert data["formulas"][0]["params"][1] == {"name": "côté", "type": "côté",
                                                 "optional": True, "default": "gauche"}
-    assert data["tables"] == [] and data["procedures"] == [] and data["combatant"] is None
+    assert data["tables"] == [] and data["procedures"] == [] and data["combatants"] == []
     assert 'touche(force: 1..6, côté: côté = "gauche")' in shown(str(path))
+
+
+def test_show_lists_every_combatant_model(tmp_path):
+    path = tmp_path / "mounted.rules"
+    path.write_text('rulebook mounted "Mounted"\ncombatant rider "Rider":\n  skill: 1..20\n'
+                    'combatant horse "Horse":\n  speed: 1..10\n  state tired: bool = false\n'
+                    '  derived pace = speed * 2\n', encoding="utf-8")
+    text = shown(str(path))
+    assert 'combatant rider "Rider":\n  skill: 1..20\n' in text
+    assert ('combatant horse "Horse":\n  speed: 1..10\n  state tired: bool = false\n'
+            "  derived pace: integer = speed * 2") in text
+    assert [m["name"] for m in shown_json(str(path))["combatants"]] == ["rider", "horse"]
+    assert shown_json(str(path), "horse")["derived"][0]["type"] == "integer"
 
 
 def test_show_an_unknown_rulebook_is_an_error():
@@ -406,9 +420,6 @@ def test_generated_names_stay_unique_when_rule_names_could_meet():
     compile(source, "clash.py", "exec")
 
 
-@pytest.mark.xfail(strict=True, reason="codegen.public_formula binds a rule's parameter names as "
-                   "Python keywords, so a parameter named like a generated global or a builtin "
-                   "(type, max, NUM_2_5) hides it inside pub_ (fix: leave such names to **_names)")
 def test_a_parameter_named_like_a_generated_name_hides_nothing():
     rb = rulecraft.compile('rulebook r "R"\nformula f(NUM_2_5: integer, type: integer) = '
                            'NUM_2_5 * 2.5 + type\n', "r.rules")
