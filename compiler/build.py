@@ -16,10 +16,13 @@ from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
 from .codegen import Writer, _blocks, fast_check
+from .stepper import attach as attach_steppers
 from .order import names_used, order
+from .overlay import Loader, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
+from .references import plan as plan_references, wire as wire_references
 from .types import ANY, T, Domain
 
 
@@ -28,12 +31,20 @@ COMPILED: weakref.WeakKeyDictionary[Rulebook, tuple[Scope, dict[str, Any]]] = \
     weakref.WeakKeyDictionary()
 
 
-def compile_file(source: str, filename: str, limits: Limits = DEFAULT_LIMITS) -> Rulebook:
-    """Parse, check and compile one rule file; every error is reported together."""
+def compile_file(source: str, filename: str, limits: Limits = DEFAULT_LIMITS,
+                 loader: Loader | None = None) -> Rulebook:
+    """Parse, check and compile one rule file; every error is reported together. A house file
+    (`extends …`) is compiled over its base, which `loader` reads; the base is compiled too
+    (`Rulebook.base`), so tools can compare the two."""
     try:
         tree = parse(source, filename, limits)
-        compiler = _Compiler(tree, limits)
+        overlaid = overlay(tree, loader, limits)
+        compiler = _Compiler(overlaid.tree, limits)
         rulebook = compiler.build()
+        if overlaid.base is not None:
+            _, base_text, base_file = overlaid.base
+            rulebook.base = compile_file(base_text, base_file, limits, loader)
+            rulebook.origins = overlaid.origins
     except RecursionError:
         raise RuleTypeError("a rule here is nested too deeply for rulecraft to read: split it "
                             "into smaller formulas", Span(filename, 1, 1), source) from None
@@ -65,6 +76,7 @@ class _Compiler:
         models = self._combatants()
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
+        references = plan_references(self.writer, decls)
         self.fail_if_errors()
         namespace = self._execute()
         for (name, params), pending in zip(cells, self.pending):
@@ -83,13 +95,16 @@ class _Compiler:
         model = next(iter(built.values()), None)
         for proc in procedures.values():
             proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
+        attach_steppers(self.scope, decls, procedures, namespace, self.tree.source)
         name, title, meta, comments = header
-        return Rulebook(name, title, meta,
+        rulebook = Rulebook(name, title, meta,
                         {d.name: Enum(d.name, d.title or d.name, self.scope.enums[d.name].members,
                                       d.span, d.comments)
                          for d in decls if isinstance(d, s.EnumDecl) and d.name in self.scope.enums},
                         tables, formulas, procedures, model, self.tree.filename, self.tree.source,
                         comments + self.tree.trailing_comments, self.python, built)
+        rulebook.references = wire_references(references, namespace, self.tree.source)
+        return rulebook
 
     # -- passes ----------------------------------------------------------------------------
     def _header(self, decls: tuple[Any, ...]) -> tuple[str, str, dict[str, str], tuple[str, ...]]:
@@ -375,6 +390,8 @@ class _Compiler:
                            for b in node.branches)
             if node.otherwise is not None:
                 blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
+        elif isinstance(node, s.NamedStep):
+            blocks = ((f"step {node.name}", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.ForStep):
             blocks = (("each", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.RepeatStep):

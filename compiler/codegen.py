@@ -33,7 +33,7 @@ class Writer:
             s.ChooseStep: self.visit_ChooseStep, s.IfStep: self.visit_IfStep,
             s.ChangeStep: self.visit_ChangeStep, s.OutcomeStep: self.visit_OutcomeStep,
             s.CallStep: self.visit_CallStep, s.ForStep: self.visit_ForStep,
-            s.RepeatStep: self.visit_RepeatStep,
+            s.RepeatStep: self.visit_RepeatStep, s.NamedStep: self.visit_NamedStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()
@@ -413,6 +413,10 @@ class Writer:
         where = self.scope.span_ref(step.span)
         self.line(depth, f"_ctx.finish({where}, {step.name!r}, {{{', '.join(parts)}}})")
 
+    def visit_NamedStep(self, step: s.NamedStep, env: Env, depth: int) -> None:
+        """`step NAME:` only names its steps (a place a house rule can change): they run here."""
+        self.steps(step.body, env, depth)
+
     def visit_CallStep(self, step: s.CallStep, env: Env, depth: int) -> None:
         """`call save = saving_throw(defender)`: the callee runs in this run (same dice, trace
         and choices); its outcome is the value `save`."""
@@ -535,15 +539,7 @@ def _outcome_steps(steps: tuple[Any, ...]) -> list[s.OutcomeStep]:
     return found
 
 
-def _blocks(step: Any) -> list[tuple[Any, ...]]:
-    """The blocks of steps nested in a step."""
-    if isinstance(step, s.IfStep):
-        return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
-    if isinstance(step, s.ForStep):
-        return [step.body]
-    if isinstance(step, s.RepeatStep):
-        return [step.body] + ([step.at_cap] if step.at_cap else [])
-    return []
+_blocks = s.blocks  # the blocks nested in a step
 
 
 def _walk(node: Any) -> list[Any]:
@@ -580,6 +576,8 @@ def _ends(steps: tuple[Any, ...]) -> bool:
     if isinstance(last, s.IfStep):
         return last.otherwise is not None and _ends(last.otherwise) and all(
             _ends(b.body) for b in last.branches)
+    if isinstance(last, s.NamedStep):
+        return _ends(last.body)
     return any(isinstance(st, s.OutcomeStep) for st in steps)
 
 

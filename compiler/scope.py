@@ -12,7 +12,8 @@ import attrs
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.dice import Dice
-from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownNameError
+from rulecraft.runtime.errors import (RulecraftError, RuleTypeError, Span, UnknownNameError,
+                                     text_of)
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
@@ -92,7 +93,7 @@ class Scope:
 
     def text(self, span: Span) -> str:
         """The rule text a span covers, as the author wrote it."""
-        return self.source[span.start:span.end].strip()
+        return (text_of(self.source, span.filename) or "")[span.start:span.end].strip()
 
     # -- generated-code globals ------------------------------------------------------------
     # Each is named `KIND_what`: an upper-case kind and what it holds (NUM_2_8, DICE_2d4_plus_12,

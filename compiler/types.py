@@ -54,13 +54,13 @@ class T:
         if self.maybe:
             return f"{self.sure()} or none"
         if self.kind == "name":
-            return f"a {self.domain.name}" if self.domain else "a name"
+            return article(self.domain.name) if self.domain else "a name"
         if self.kind == "map":
             return f"a map of {self.key} to {self.item}"
         if self.kind == "list":
             return f"a list of {self.item}"
         if self.kind == "combatant":
-            return f"a {self.ref}"
+            return article(self.ref or "combatant")
         if self.kind == "outcome":
             return f"an outcome of {self.ref}"
         if self.kind == "table":
@@ -70,6 +70,11 @@ class T:
             "record": "a record", "dice": "dice", "cell": "a table expression",
             "none": "none", "any": "a value", "nothing": "nothing",
         }[self.kind]
+
+
+def article(noun: str) -> str:
+    """`a weapon`, `an injury`."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 INT = T("int")

@@ -128,21 +128,25 @@ def _formula(d: s.FormulaDecl) -> list[str]:
 def _combatant(d: s.CombatantDecl) -> list[str]:
     lines = [f"combatant {d.name}{_title(d.title)}:"]
     for f in d.fields:
-        if f.role == "derived":
-            assert f.value is not None
-            text = f"derived {f.name} = {expression(f.value)}"
-        else:
-            text = f"{f.name}: {_type(f.type)}"
-            if f.role == "state":
-                text = "state " + text
-            if f.value is not None:
-                text += f" = {expression(f.value)}"
-            if f.combined_by:
-                text += f" combined by {f.combined_by}"
-            if f.clamped:
-                text += " clamped"
-        lines += _comments(f.comments, 1) + [INDENT + text]
+        lines += _comments(f.comments, 1) + [INDENT + _field(f)]
     return lines
+
+
+def _field(f: s.FieldDecl) -> str:
+    """One line of a combatant model, as written."""
+    if f.role == "derived":
+        assert f.value is not None
+        return f"derived {f.name} = {expression(f.value)}"
+    text = f"{f.name}: {_type(f.type)}"
+    if f.role == "state":
+        text = "state " + text
+    if f.value is not None:
+        text += f" = {expression(f.value)}"
+    if f.combined_by:
+        text += f" combined by {f.combined_by}"
+    if f.clamped:
+        text += " clamped"
+    return text
 
 
 def _procedure(d: s.ProcedureDecl) -> list[str]:
@@ -241,10 +245,15 @@ def _repeat_step(step: s.RepeatStep, pad: str, depth: int) -> list[str]:
     return lines
 
 
+def _named_step(step: s.NamedStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}step {step.name}:"] + _steps(step.body, depth + 1)
+
+
 _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.RollStep: _roll_step, s.LetStep: _let_step, s.ChooseStep: _choose_step,
     s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
     s.CallStep: _call_step, s.ForStep: _for_step, s.RepeatStep: _repeat_step,
+    s.NamedStep: _named_step,
 }
 
 
@@ -326,7 +335,77 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
 }
 
 
+# ---- house rules ---------------------------------------------------------------------------
+
+
+def _extends(d: s.ExtendsDecl) -> list[str]:
+    return [f"extends {d.base if _NAME.match(d.base) else chr(34) + d.base + chr(34)}"]
+
+
+def _replace(d: s.ReplaceDecl) -> list[str]:
+    inner = _DECLARATIONS[type(d.decl)](d.decl)  # its comments sit above the `replace`
+    return _comments(d.decl.comments, 0) + ["replace " + inner[0]] + inner[1:]
+
+
+def _remove(d: s.RemoveDecl) -> list[str]:
+    return [f"remove {d.kind} {d.name}"]
+
+
+_TABLE_EDITS = {"row": "row", "remove_row": "remove row", "cell": "cell",
+                "add_column": "add column", "remove_column": "remove column"}
+_STEP_EDITS = {"replace": "replace", "insert_before": "insert before",
+               "insert_after": "insert after", "remove": "remove"}
+
+
+def _amend(d: s.AmendDecl) -> list[str]:
+    if d.kind == "enum":
+        return [f"amend enum {d.name}: {', '.join(_name(m.name) for m in d.edits)}"]
+    lines = [f"amend {d.kind} {d.name}:"]
+    for e in d.edits:
+        lines += _comments(e.comments, 1)
+        if d.kind == "table":
+            cells = " | ".join(text for text, _ in e.row.cells())
+            lines.append(f"{INDENT}{_TABLE_EDITS[e.op]} | {cells} |")
+        elif d.kind == "procedure":
+            head = f"{INDENT}{_STEP_EDITS[e.op]} {e.ref}"
+            lines += [head] if e.op == "remove" else [head + ":"] + _steps(e.steps, 2)
+        else:
+            word = {"add": "", "replace": "replace ", "remove": "remove "}[e.op]
+            lines.append(f"{INDENT}{word}{e.name if e.op == 'remove' else _field(e.field)}")
+    return lines
+
+
 _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.RulebookDecl: _rulebook, s.EnumDecl: _enum, s.TableDecl: _table, s.FormulaDecl: _formula,
     s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure, s.NotationDecl: _notation,
+    s.ExtendsDecl: _extends, s.ReplaceDecl: _replace, s.RemoveDecl: _remove, s.AmendDecl: _amend,
 }
+
+
+def _reference(d: s.ReferenceDecl) -> list[str]:
+    """A quick-reference table: its lines in the order written (each binds names the next
+    ones read)."""
+    lines = [f"reference {d.name}{_title(d.title)}:"]
+    for line in d.lines:
+        lines += _comments(line.comments, 1) + [INDENT + _reference_line(line)]
+    return lines
+
+
+def _reference_line(line: s.ReferenceLine) -> str:
+    value = expression(line.value)
+    chance = "chance " if line.chance else ""
+    if line.kind == "each":
+        return f"for each {line.name} in {value}"
+    if line.kind in ("rows", "columns"):
+        step = f" by {expression(line.step)}" if line.step is not None else ""
+        return f"{line.kind} {line.name} in {value}{step}"
+    if line.kind in ("let", "roll"):
+        return f"{line.kind} {line.name} = {value}"
+    if line.kind == "cell":
+        return f"cell {chance}{value}"
+    if line.kind == "column":
+        return f'column "{line.name}" = {chance}{value}'
+    raise AssertionError(f"no formatter for a reference's {line.kind} line")
+
+
+_DECLARATIONS[s.ReferenceDecl] = _reference

@@ -196,6 +196,125 @@ class _Builder(Transformer_NonRecursive):
 
         return Tree("given", [str(x) for x in c])
 
+    # -- house rules ---------------------------------------------------------------------------
+    def extends_decl(self, meta: Any, c: list[Any]) -> s.ExtendsDecl:
+        span = self._span(meta)
+        tok = c[0]
+        base = str(tok)[1:-1] if tok.type == "STRING" else str(tok)
+        return s.ExtendsDecl(base, span, self._claim(span))
+
+    def replace_decl(self, meta: Any, c: list[Any]) -> s.ReplaceDecl:
+        return s.ReplaceDecl(c[0], self._span(meta))
+
+    def remove_decl(self, meta: Any, c: list[Any]) -> s.RemoveDecl:
+        span = self._span(meta)
+        return s.RemoveDecl(c[0], str(c[1]), span, self._claim(span))
+
+    def kind_table(self, meta: Any, c: list[Any]) -> str:
+        return "table"
+
+    def kind_formula(self, meta: Any, c: list[Any]) -> str:
+        return "formula"
+
+    def kind_procedure(self, meta: Any, c: list[Any]) -> str:
+        return "procedure"
+
+    def kind_enum(self, meta: Any, c: list[Any]) -> str:
+        return "enum"
+
+    def kind_combatant(self, meta: Any, c: list[Any]) -> str:
+        return "combatant"
+
+    def kind_reference(self, meta: Any, c: list[Any]) -> str:
+        return "reference"
+
+    def _amend(self, kind: str, meta: Any, c: list[Any]) -> s.AmendDecl:
+        span = self._span(meta)
+        comments = self._claim(span)
+        return s.AmendDecl(kind, str(c[0]), tuple(c[1:]), span, comments)
+
+    def amend_table(self, meta: Any, c: list[Any]) -> s.AmendDecl:
+        return self._amend("table", meta, c)
+
+    def amend_procedure(self, meta: Any, c: list[Any]) -> s.AmendDecl:
+        return self._amend("procedure", meta, c)
+
+    def amend_enum(self, meta: Any, c: list[Any]) -> s.AmendDecl:
+        return self._amend("enum", meta, c)
+
+    def amend_combatant(self, meta: Any, c: list[Any]) -> s.AmendDecl:
+        return self._amend("combatant", meta, c)
+
+    def _table_edit(self, op: str, meta: Any, c: list[Any]) -> s.TableEdit:
+        span = self._span(meta)
+        comments = self._claim(span)
+        row = s.RowLine(str(c[0]).rstrip(), self._tspan(c[0]))
+        return s.TableEdit(op, row, span, comments)
+
+    def edit_row(self, meta: Any, c: list[Any]) -> s.TableEdit:
+        return self._table_edit("row", meta, c)
+
+    def edit_remove_row(self, meta: Any, c: list[Any]) -> s.TableEdit:
+        return self._table_edit("remove_row", meta, c)
+
+    def edit_cell(self, meta: Any, c: list[Any]) -> s.TableEdit:
+        return self._table_edit("cell", meta, c)
+
+    def edit_add_column(self, meta: Any, c: list[Any]) -> s.TableEdit:
+        return self._table_edit("add_column", meta, c)
+
+    def edit_remove_column(self, meta: Any, c: list[Any]) -> s.TableEdit:
+        return self._table_edit("remove_column", meta, c)
+
+    def _step_edit(self, op: str, meta: Any, c: list[Any]) -> s.StepEdit:
+        span = self._span(meta)
+        comments = self._claim(span)
+        return s.StepEdit(op, c[0], tuple(c[1]) if len(c) > 1 else (), span, comments)
+
+    def edit_replace_step(self, meta: Any, c: list[Any]) -> s.StepEdit:
+        return self._step_edit("replace", meta, c)
+
+    def edit_insert_before(self, meta: Any, c: list[Any]) -> s.StepEdit:
+        return self._step_edit("insert_before", meta, c)
+
+    def edit_insert_after(self, meta: Any, c: list[Any]) -> s.StepEdit:
+        return self._step_edit("insert_after", meta, c)
+
+    def edit_remove_step(self, meta: Any, c: list[Any]) -> s.StepEdit:
+        return self._step_edit("remove", meta, c)
+
+    def _ref(self, kind: str, meta: Any, c: list[Any]) -> s.StepRef:
+        return s.StepRef(kind, str(c[0]), self._span(meta))
+
+    def ref_step(self, meta: Any, c: list[Any]) -> s.StepRef:
+        return self._ref("step", meta, c)
+
+    def ref_roll(self, meta: Any, c: list[Any]) -> s.StepRef:
+        return self._ref("roll", meta, c)
+
+    def ref_let(self, meta: Any, c: list[Any]) -> s.StepRef:
+        return self._ref("let", meta, c)
+
+    def ref_choose(self, meta: Any, c: list[Any]) -> s.StepRef:
+        return self._ref("choose", meta, c)
+
+    def ref_call(self, meta: Any, c: list[Any]) -> s.StepRef:
+        return self._ref("call", meta, c)
+
+    def edit_add_field(self, meta: Any, c: list[Any]) -> s.FieldEdit:
+        return s.FieldEdit("add", c[0].name, c[0], c[0].span)
+
+    def edit_replace_field(self, meta: Any, c: list[Any]) -> s.FieldEdit:
+        return s.FieldEdit("replace", c[0].name, c[0], self._span(meta))
+
+    def edit_remove_field(self, meta: Any, c: list[Any]) -> s.FieldEdit:
+        span = self._span(meta)
+        return s.FieldEdit("remove", str(c[0]), None, span, self._claim(span))
+
+    def named_step(self, meta: Any, c: list[Any]) -> s.NamedStep:
+        span = self._span(meta)
+        return s.NamedStep(str(c[0]), c[1], span, self._claim(span))
+
     def row(self, meta: Any, c: list[Any]) -> s.RowLine:
         span = self._tspan(c[0])
         return s.RowLine(str(c[0]).rstrip(), span, self._claim(span))
@@ -216,6 +335,39 @@ class _Builder(Transformer_NonRecursive):
     def notation_bare(self, meta: Any, c: list[Any]) -> s.NotationMark:
         span = self._span(meta)
         return s.NotationMark("", str(c[0]), span, self._claim(span))
+
+    # -- quick-reference tables ----------------------------------------------------------------
+    def reference_decl(self, meta: Any, c: list[Any]) -> s.ReferenceDecl:
+        span = self._span(meta)
+        lines = tuple(x for x in c[2:] if isinstance(x, s.ReferenceLine))
+        return s.ReferenceDecl(str(c[0]), _unquote(c[1]), lines, span, self._claim(span))
+
+    def _reference_line(self, kind: str, meta: Any, name: Any, value: Any, step: Any = None,
+                        chance: Any = None) -> s.ReferenceLine:
+        span = self._span(meta)
+        return s.ReferenceLine(kind, None if name is None else str(name), value, span, step,
+                               chance is not None, self._claim(span))
+
+    def reference_each(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("each", meta, c[0], c[1])
+
+    def reference_rows(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("rows", meta, c[0], c[1], c[2])
+
+    def reference_columns(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("columns", meta, c[0], c[1], c[2])
+
+    def reference_let(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("let", meta, c[0], c[1])
+
+    def reference_roll(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("roll", meta, c[0], c[1])
+
+    def reference_cell(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("cell", meta, None, c[1], chance=c[0])
+
+    def reference_column(self, meta: Any, c: list[Any]) -> s.ReferenceLine:
+        return self._reference_line("column", meta, _unquote(c[0]), c[2], chance=c[1])
 
     def range_(self, meta: Any, c: list[Any]) -> s.RangeType:
         return s.RangeType(c[0], c[1], self._span(meta))

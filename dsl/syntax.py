@@ -421,8 +421,125 @@ class ProcedureDecl:  # procedure_decl
     outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
 
 
+@attrs.frozen
+class NamedStep:  # named_step: `step NAME:` and its steps, a place a house rule can name
+    name: str
+    body: tuple[Step, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+def blocks(step: Any) -> list[tuple[Any, ...]]:
+    """The blocks of steps nested in a step (an `if`'s branches, a loop's body, a named step)."""
+    if isinstance(step, IfStep):
+        return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
+    if isinstance(step, (ForStep, NamedStep)):
+        return [step.body]
+    if isinstance(step, RepeatStep):
+        return [step.body] + ([step.at_cap] if step.at_cap else [])
+    return []
+
+
+# ---- house rules over a base ---------------------------------------------------------------
+
+
+@attrs.frozen
+class ExtendsDecl:  # extends_decl: the base, a built-in name or a path
+    base: str
+    span: Span
+    comments: tuple[str, ...] = ()
+    name: str = ""  # declarations are addressed by name; a base is not one
+
+
+@attrs.frozen
+class ReplaceDecl:  # replace_decl: a whole rule of the base, written anew
+    decl: Any
+    span: Span
+    comments: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return str(self.decl.name)
+
+
+@attrs.frozen
+class RemoveDecl:  # remove_decl
+    kind: str  # "table", "formula", "procedure", "enum", "combatant"
+    name: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class TableEdit:  # table_edit: a row added or replaced, removed; a cell; a column added, removed
+    op: str  # "row", "remove_row", "cell", "add_column", "remove_column"
+    row: RowLine
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class StepRef:  # step_ref: `step NAME`, or the step binding NAME (`let excess`)
+    kind: str  # "step", "roll", "let", "choose", "call"
+    name: str
+    span: Span
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.name}"
+
+
+@attrs.frozen
+class StepEdit:  # step_edit
+    op: str  # "replace", "insert_before", "insert_after", "remove"
+    ref: StepRef
+    steps: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class FieldEdit:  # field_edit
+    op: str  # "add", "replace", "remove"
+    name: str
+    field: Any  # FieldDecl, or None to remove
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class AmendDecl:  # amend_table / amend_procedure / amend_enum / amend_combatant
+    kind: str  # "table", "procedure", "enum", "combatant"
+    name: str
+    edits: tuple[Any, ...]  # TableEdit, StepEdit, Member or FieldEdit
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+# ---- quick-reference tables for sheets -------------------------------------------------------
+
+
+@attrs.frozen
+class ReferenceLine:  # reference_each / _rows / _columns / _let / _roll / _cell / _column
+    kind: str  # "each", "rows", "columns", "let", "roll", "cell", "column"
+    name: str | None  # the name it binds (each, rows, columns, let, roll), a column's label
+    value: Expr  # the collection, the value, the dice or the cell
+    span: Span
+    step: Expr | None = None  # rows/columns: `by N`, every Nth value
+    chance: bool = False  # cell/column: the probability, over the rolls, that it holds
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ReferenceDecl:  # reference_decl: a quick-reference table the engine works out for sheets
+    name: str
+    title: str | None
+    lines: tuple[ReferenceLine, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
 Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl,
-                    NotationDecl]
+                    NotationDecl, ExtendsDecl, ReplaceDecl, RemoveDecl, AmendDecl, ReferenceDecl]
 
 
 @attrs.frozen

@@ -19,7 +19,7 @@ from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, R
                                       UnknownNameError, UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
 
-_FACADE = ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load")
+_FACADE = ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet")
 
 
 def __getattr__(name: str) -> object:
@@ -36,5 +36,5 @@ __all__ = [
     "CalculationError", "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
     "UnknownEntryError", "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
-    "format_rules", "load",
+    "format_rules", "load", "sheet",
 ]

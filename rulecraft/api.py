@@ -6,6 +6,7 @@ import difflib
 import os
 import stat
 from importlib import resources
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -42,13 +43,44 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
     _check_limits(limits)
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
     key = (filename, text, limits)
-    if key in _cache:
+    if key in _cache and _bases_unchanged(_cache[key], limits):
         _cache[key] = _cache.pop(key)  # most recently used last
     else:
+        _cache.pop(key, None)
         if len(_cache) >= _CACHE_SIZE:
             del _cache[next(iter(_cache))]
-        _cache[key] = compile_file(text, filename, limits)
+        _cache[key] = compile_file(text, filename, limits, base_loader(limits))
     return _cache[key]
+
+
+def base_loader(limits: Limits) -> Callable[[str, str], tuple[str, str]]:
+    """How a house rulebook's `extends NAME` is read: a built-in name, or a path relative to the
+    house file's folder (or to the working folder, for text compiled without a file)."""
+
+    def load_base(base: str, house: str) -> tuple[str, str]:
+        if base in builtin_rulebooks():
+            return _read(base, limits)
+        folder = os.path.dirname(house)
+        path = base if os.path.isabs(base) or not folder else os.path.join(folder, base)
+        return _read(path, limits)
+
+    return load_base
+
+
+def _bases_unchanged(rulebook: Rulebook, limits: Limits) -> bool:
+    """Whether every base under a cached house rulebook still reads as it did: a base changing
+    under its house file is seen at the next compile."""
+    base = rulebook.base
+    while base is not None:
+        name = base.filename.removesuffix(".rules")
+        try:
+            now, _ = _read(name if name in builtin_rulebooks() else base.filename, limits)
+        except RulecraftError:
+            return False
+        if now != str(base.source):
+            return False
+        base = base.base
+    return True
 
 
 def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> Rulebook:
@@ -84,6 +116,33 @@ def evaluate(rulebook: Rulebook, expression: str, limits: Limits = DEFAULT_LIMIT
         raise RuleTypeError("an expression is text (a str) such as 'wounds[5, \"Head\"]', "
                             f"not {type(expression).__name__}")
     return evaluate_in(rulebook, expression, limits)
+
+
+def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # noqa: A002
+          paper: str = "a4", sources: bool = True,
+          templates: str | os.PathLike[str] | None = None,
+          limits: Limits = DEFAULT_LIMITS) -> str:
+    """A reference sheet of a rulebook (or of the rulebook a name or path loads): `format`
+    "html" (self-contained, for print) or "md"; `paper` "a4" or "letter"; `sources` puts the
+    book's words beside each rule; `templates` a folder of the user's own templates."""
+    from rulecraft.compiler.sheets import render  # only sheets need Jinja
+
+    if not isinstance(rulebook, Rulebook):
+        rulebook = load(rulebook, limits)
+    return render(rulebook, format, paper, sources, templates, limits)
+
+
+def rule_files(rulebook: Rulebook) -> list[str]:
+    """The files a rulebook was read from (its bases' too), as real paths where they exist:
+    what an output file must never replace."""
+    found = []
+    while rulebook is not None:
+        name = rulebook.filename
+        if name.endswith(".rules") and name.removesuffix(".rules") in builtin_rulebooks():
+            name = os.fspath(resources.files("rulecraft.rulebooks") / name)
+        found.append(os.path.realpath(name))
+        rulebook = getattr(rulebook, "base", None)
+    return found
 
 
 def read_rule_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> str:
@@ -202,4 +261,4 @@ def _shape(node: object) -> object:
     return node
 
 
-__all__ = ["builtin_rulebooks", "compile", "evaluate", "format_rules", "load"]
+__all__ = ["builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet"]

@@ -333,27 +333,109 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
 @click.argument("arguments", nargs=-1)
 @click.option("--by", "by", default="outcome", show_default=True,
               help="Group by the outcome's name or by one of its values (e.g. wound).")
+@click.option("--samples", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Estimate the odds from N seeded runs, each with its 95% interval, instead "
+                   "of working them out exactly (for procedures too large for exact odds).")
+@click.option("--seed", type=int, default=None, help="Seed for --samples.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @limit_option
 def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
-         as_json: bool, limits: Limits) -> None:
-    """Exact odds of PROCEDURE's outcomes: every path of the dice, each with its probability.
+         samples: int | None, seed: int | None, as_json: bool, limits: Limits) -> None:
+    """Exact odds of PROCEDURE's outcomes, as fractions (or, with --samples N, estimated).
 
     ARGUMENTS are given as for `run`; choices not given take their defaults. The values are
     listed in their own order: outcomes as declared, numbers by size, an enum's members in
     its order (injuries by severity), other text alphabetically; paths without one last."""
+    if seed is not None and samples is None:
+        raise click.UsageError("--seed goes with --samples N")
     try:
         rb, proc = _procedure(rulebook, procedure, limits)
         kwargs, choices = procedure_arguments(rb, proc, arguments, limits)
-        table = proc.odds(by=by, choices=choices, limits=limits, **kwargs)
+        if samples is not None:
+            estimates = proc.sample(samples, by=by, seed=seed, choices=choices, limits=limits,
+                                    **kwargs)
+        else:
+            table = proc.odds(by=by, choices=choices, limits=limits, **kwargs)
     except RulecraftError as err:
         _fail(err, as_json)
+        return
+    if samples is not None:
+        from .balance import sampled_rows  # only sampling needs it
+
+        _emit(*sampled_rows(in_order(rb, proc, by, estimates), by, as_json))
         return
     rows = in_order(rb, proc, by, table)
     data = [{by: jsonable(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
     text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
                      for k, p in rows)
     _emit(data, as_json, text)
+
+
+@cli.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@limit_option
+def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
+    """What NEW changes of OLD (built-in names or paths), in the rules' own terms: table cells
+    old → new, rows and columns added or removed, formulas, procedure steps, enum members and
+    combatant fields. `diff rq3_core rq3_house` lists the house rules; `diff A A` says there are
+    no changes."""
+    from rulecraft.diff import diff  # only this command needs it
+
+    try:
+        changes = diff(api.load(old, limits), api.load(new, limits))
+    except RulecraftError as err:
+        _fail(err, as_json)
+        return
+    text = "\n".join(str(c) for c in changes) if changes else f"no changes: {new} says what " \
+        f"{old} says"
+    _emit({"old": old, "new": new, "changes": [c.as_json() for c in changes]}, as_json, text)
+
+
+@cli.command()
+@click.argument("rulebook")
+@click.option("--format", "fmt", type=click.Choice(["html", "md"]), default="html",
+              show_default=True, help="HTML for print (self-contained), or Markdown for wikis.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the sheet to this file (written whole, or not at all); without it, "
+                   "the sheet goes to standard output.")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="The paper the HTML sheet is laid out for.")
+@click.option("--sources/--rules-only", default=True, show_default=True,
+              help="Print the book's words each rule was transcribed from beside it, or the "
+                   "rules alone.")
+@click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
+              help="A folder of your own templates: its sheet.html or sheet.md replaces "
+                   "rulecraft's (see docs/sheets.md).")
+@limit_option
+def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool,
+          templates: str | None, limits: Limits) -> None:
+    """Make a reference sheet of RULEBOOK (a built-in name or a path): every procedure as
+    numbered steps, every table, every formula as math, and the quick-reference tables the
+    rulebook declares, worked out by its engine.
+
+    \b
+    Examples:
+      rulecraft sheet ringing_steel -o ringing_steel.html
+      rulecraft sheet ringing_steel --format md --rules-only > ringing_steel.md
+      rulecraft sheet house.rules --paper letter -o house.html"""
+    from .output import write_new
+
+    try:
+        rb = api.load(rulebook, limits)
+        text = api.sheet(rb, fmt, paper, sources, templates, limits)
+        if output is not None:
+            write_new(output, text, api.rule_files(rb))
+    except RulecraftError as err:
+        _fail(err)
+        return
+    except OSError as err:
+        click.echo(f"cannot write {api.shown(output or '')}: "
+                   f"{(err.strerror or str(err)).lower()}", err=True)
+        sys.exit(1)
+    if output is None:
+        click.echo(text, nl=False)
 
 
 def _procedure(rulebook: str, procedure: str, limits: Limits) -> tuple[Any, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 
@@ -19,6 +21,29 @@ class Span:
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}:{self.column}"
+
+
+class Sources(str):
+    """A house rulebook's own text, which it is as a string, plus the texts of the files it
+    extends by file name: an error in a rule it took from its base shows the base's line."""
+
+    files: dict[str, str]
+
+    def __new__(cls, text: str, files: dict[str, str]) -> Sources:
+        made = super().__new__(cls, text)
+        made.files = dict(files)
+        return made
+
+    def of(self, filename: str) -> str:
+        return self.files.get(filename, str(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker process) with its files
+        return Sources, (str(self), self.files)
+
+
+def text_of(source: str | None, filename: str) -> str | None:
+    """The text of the file `filename` names, from a rulebook's source."""
+    return source.of(filename) if isinstance(source, Sources) else source
 
 
 class RulecraftError(Exception):
@@ -48,7 +73,7 @@ class RulecraftError(Exception):
         if self.span is None:
             return self.message
         head = f"{self.span}: {self.message}"
-        text = source_line(self.source, self.span.line)
+        text = source_line(text_of(self.source, self.span.filename), self.span.line)
         if text is None:
             return head
         width = 1

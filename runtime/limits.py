@@ -38,8 +38,9 @@ class Limits:
     # -- playing -----------------------------------------------------------------------------
     loop_passes: int = attrs.field(default=100_000, validator=_positive)  # for/repeat, one run
     # -- exact odds --------------------------------------------------------------------------
-    enumeration_paths: int = attrs.field(default=500_000, validator=_positive)
-    enumeration_work: int = attrs.field(default=5_000_000, validator=_positive)  # steps, all paths
+    enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk
+    odds_states: int = attrs.field(default=100_000, validator=_positive)  # distinct states
+    enumeration_work: int = attrs.field(default=5_000_000, validator=_positive)  # steps, all paths or states
     keep_drop_outcomes: int = attrs.field(default=200_000, validator=_positive)
     distribution_work: int = attrs.field(default=5_000_000, validator=_positive)  # one roll's
     # -- what a caller hands in --------------------------------------------------------------

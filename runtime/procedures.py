@@ -1,4 +1,4 @@
-"""Procedures at play: the run context that generated code calls, and run/enumerate/odds."""
+"""Procedures at play: run, runs, enumerate and odds (exact, by states or paths, or sampled)."""
 
 from __future__ import annotations
 
@@ -11,213 +11,16 @@ from typing import Any
 import attrs
 
 from .combatants import Combatant, ValueType, check_value
-from .dice import Dice, DiceSource, Enumeration, PathDice, ScriptedDice, SeededDice
+from . import exact
+from .context import ExactContext, Finished, NoTrace, RunContext
+from .dice import DiceSource, Enumeration, PathDice, ScriptedDice, SeededDice
+from .exact import Stepper
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import DEFAULT_LIMITS, Limits
 from .results import Outcome, Result, TraceEntry
-from .values import display, match_name, to_internal, to_public
-
-
-class Finished(Exception):
-    """Raised by an `outcome` step to end the run (never escapes the runtime)."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        self.outcome = outcome
-
-
-class RunContext:
-    """What generated procedure code calls for every roll, choice, value, branch and change."""
-
-    def __init__(
-        self,
-        dice: DiceSource,
-        choices: Mapping[str, Any],
-        source: str | None,
-        parties: dict[str, Combatant],
-    ) -> None:
-        self.dice = dice
-        self.choices = choices
-        self.source = source
-        self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
-        self.values: dict[str, Any] = {}
-        self.parties = parties
-        self.passes_made = 0  # loop passes so far in this run, against loop_passes
-        self.handles: set[int] = set()  # ids of the combatants this run may change
-        self.limits: Limits = getattr(dice, "limits", DEFAULT_LIMITS)
-
-    def roll(self, span: Span, name: str, dice: Any) -> Any:
-        if not isinstance(dice, Dice):
-            self.values[name] = dice
-            self.trace.append(("roll", name, dice, span, "no dice"))
-            return dice
-        try:
-            total, faces = self.dice.roll(dice)
-        except DiceError as err:
-            raise DiceError(err.message, span, self.source) from None
-        self.values[name] = total
-        self.trace.append(("roll", name, total, span, (dice, faces)))
-        return total
-
-    def let(self, span: Span, name: str, value: Any) -> Any:
-        self.values[name] = value
-        self.trace.append(("let", name, value, span))
-        return value
-
-    def branch(self, span: Span, condition: str, taken: bool) -> None:
-        self.trace.append(("branch", condition, taken, span))
-
-    def choose(
-        self, span: Span, name: str, party: str, options: Sequence[Any], default: Any
-    ) -> Any:
-        options = list(options)
-        chosen = self.choices.get(name, default)
-        by = "given" if name in self.choices else "default"
-        if by == "given" and callable(chosen) and not isinstance(chosen, str):
-            # Only a caller's own function is called: a value from the rule (a default) never is.
-            try:
-                chosen = chosen(options=[to_public(o) for o in options],
-                                values={k: to_public(v) for k, v in self.values.items()})
-            except Exception as err:  # the caller's function, not the rule: say so
-                raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
-                                 span, self.source) from err
-            by = "chooser"
-        chosen = to_internal(chosen)
-        if chosen not in options and match_name(chosen, options) is not None:
-            chosen = match_name(chosen, options)
-        if chosen not in options:
-            shown = ", ".join(display(o) for o in options)
-            close = difflib.get_close_matches(str(chosen), [str(o) for o in options], n=1)
-            hint = f" — did you mean {close[0]!r}?" if close else ""
-            raise RangeError(
-                f"{party} cannot choose {display(chosen)!r} for {name}: the options are {shown}{hint}",
-                span,
-                self.source,
-            )
-        self.values[name] = chosen
-        self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
-        return chosen
-
-    def change(self, span: Span, party: str, who: Combatant, field: str, index: tuple[Any, ...],
-               value: Any, mode: str) -> None:
-        """`set` or `add` on a combatant's state, in place: `who` is this run's handle, so
-        every name bound to it sees the new figures (derived ones recomputed, memoised)."""
-        if id(who) not in self.handles:
-            raise RangeError(f"{party} is a combatant held by another (part of its figures), so "
-                             "it is not changed on its own: make it a party of the procedure, "
-                             "change it, and set it back", span, self.source)
-        spec = who.model.field(field)
-        if index:
-            given = dict(zip(spec.type.index_names() if spec.type else [], index))
-            empty = _empty(spec.type, len(index))
-            combine = who.model.combiners[spec.combine] if spec.combine else None
-            updated = self._updated(combine, who._values[field], index, value, mode, given,
-                                    empty)
-        elif mode == "set":
-            updated = value
-        else:
-            combine = who.model.combiners[spec.combine] if spec.combine else None
-            updated = self._updated(combine, who._values[field], (), value, mode, {}, None)
-        if spec.type is not None and (index or spec.type.low is not None):
-            updated = self._in_range(span, party, spec, index, updated)
-        who.become(who.changed(field, updated))
-        # The trace names the target as `party.field[key]` when it is read (results._entry).
-        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
-                           span, mode))
-
-    def _in_range(self, span: Span, party: str, spec: Any, index: tuple[Any, ...],
-                  updated: Any) -> Any:
-        """A number state stays in its declared range: held there if `clamped`, else an error."""
-        vt = spec.type
-        for _ in index:
-            vt = vt.item if vt is not None else None
-        if vt is None or vt.low is None or vt.kind not in ("integer", "number"):
-            return updated
-        value = _dig(updated, index)
-        if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or \
-                vt.low <= value <= vt.high:
-            return updated
-        if not spec.clamped:
-            raise RangeError(f"{party}.{spec.name} would become {display(value)}, outside its "
-                             f"range {vt.low}..{vt.high} (declare it `clamped` to hold it there)",
-                             span, self.source)
-        held = min(max(value, vt.low), vt.high)
-        return _replace(updated, index, held)
-
-    def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...]) -> Outcome:
-        """Another procedure, played in this run: same dice, choices and trace, its own values.
-        Its outcome ends only it, and is the caller's value `name`."""
-        saved = self.values
-        self.values = {}
-        self.trace.append(("call", name, procedure, span))
-        try:
-            fn(self, *args)
-        except Finished as done:
-            outcome = done.outcome
-        else:  # the compiler sees that every path ends in an outcome
-            raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
-                                 self.source)
-        finally:
-            self.values = saved
-        self.values[name] = outcome
-        self.trace.append(("return", name, outcome, span))
-        return outcome
-
-    def each(self, span: Span, name: str, items: Iterable[Any]) -> Iterator[Any]:
-        """The items of a `for each`, each traced as the loop's value."""
-        for item in tuple(items):
-            self._pass(span)
-            self.values[name] = item
-            self.trace.append(("each", name, item, span))
-            yield item
-
-    def passes(self, span: Span, cap: int) -> Iterator[int]:
-        """The passes of a `repeat`: at most `cap`, the number its rule writes."""
-        if cap < 1:
-            raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
-                             self.source)
-        for n in range(cap):
-            self._pass(span)
-            yield n
-
-    def until(self, span: Span, condition: str, met: bool) -> bool:
-        self.trace.append(("branch", f"until {condition}", met, span))
-        return met
-
-    def capped(self, span: Span, condition: str) -> None:
-        raise RangeError(f"the repeat reached its cap without {condition}, and the rule says "
-                         "nothing of what happens then (add an `at the cap:` block)", span,
-                         self.source)
-
-    def _pass(self, span: Span) -> None:
-        self.passes_made += 1
-        if self.passes_made > self.limits.loop_passes:
-            raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
-                             f"{Limits.hint('loop_passes')}", span, self.source)
-
-    def _updated(self, combine: Callable[..., Any] | None, current: Any, index: tuple[Any, ...],
-                 value: Any, mode: str, given: dict[str, Any], empty: Any) -> Any:
-        if index:
-            inner = dict(current)
-            key, rest = index[0], index[1:]
-            fresh = empty if not rest else {}
-            inner[key] = self._updated(combine, inner.get(key, fresh), rest, value, mode, given,
-                                       empty)
-            return inner
-        if mode == "set":
-            return value
-        if isinstance(current, tuple):
-            items = current + (value,)
-            if combine is not None:
-                items = combine(items, given)
-            return items
-        return current + value
-
-    def finish(self, span: Span, name: str, values: dict[str, Any]) -> None:
-        outcome = Outcome(name, values, span)
-        self.trace.append(("outcome", name, outcome, span))
-        raise Finished(outcome)
+from .sampling import Estimate
+from .values import display, to_public
 
 
 def _check_limits(limits: Any) -> None:
@@ -253,17 +56,6 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _empty(vt: ValueType | None, depth: int) -> Any:
-    """What a map entry holds before anything is added to it: an empty list, or zero."""
-    for _ in range(depth):
-        vt = vt.item if vt is not None else None
-    if vt is not None and vt.kind == "list":
-        return ()
-    if vt is not None and vt.kind in ("integer", "number"):
-        return 0
-    return None
-
-
 def _handles(value: Any, made: dict[int, Combatant]) -> Any:
     """`value` with every combatant in it replaced by a handle of its own for this run (one
     handle per combatant, however often it appears)."""
@@ -278,21 +70,6 @@ def _handles(value: Any, made: dict[int, Combatant]) -> Any:
         return {k: _handles(v, made) for k, v in value.items()}
     if type(value) is tuple or type(value) is list:
         return tuple(_handles(v, made) for v in value)
-    return value
-
-
-def _replace(value: Any, index: tuple[Any, ...], leaf: Any) -> Any:
-    """`value` with the entry at `index` replaced (maps are copied, never changed)."""
-    if not index:
-        return leaf
-    inner = dict(value)
-    inner[index[0]] = _replace(value[index[0]], index[1:], leaf)
-    return inner
-
-
-def _dig(value: Any, index: tuple[Any, ...]) -> Any:
-    for key in index:
-        value = value[key]
     return value
 
 
@@ -321,6 +98,7 @@ class Procedure:
     source: str | None = attrs.field(default=None, repr=False)
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
+    stepper: Stepper | None = attrs.field(default=None, repr=False)  # cut for exact odds
 
     def run(
         self,
@@ -348,6 +126,56 @@ class Procedure:
         arguments, picked = self._arguments(args, choices)
         return self._play(source, arguments, picked)
 
+    def runs(
+        self,
+        count: int,
+        /,
+        seed: int | None = None,
+        choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        **args: Any,
+    ) -> Iterator[Result]:
+        """Play the procedure `count` times from one seeded dice source, without building a
+        trace (a study of many blows): each Result has its outcome, values and combatants,
+        and an empty trace. The arguments are checked once, before the first run."""
+        _check_limits(limits)
+        if type(count) is not int or count < 0:
+            raise RangeError(f"runs need a whole number of runs (0 or more), not {count!r}")
+        arguments, picked = self._arguments(args, choices)
+        source = SeededDice(seed, limits)
+        return (self._play(source, arguments, picked, traced=False) for _ in range(count))
+
+    def sample(
+        self,
+        count: int,
+        /,
+        by: str | Callable[[Result], Any] = "outcome",
+        seed: int | None = None,
+        choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        **args: Any,
+    ) -> dict[Any, Estimate]:
+        """The odds estimated from `count` seeded runs, for procedures too large to work out
+        exactly: each outcome (or value `by` picks out) with how often it came up and the 95%
+        interval its probability lies in (`Estimate`)."""
+        if isinstance(by, str) and by != "outcome":
+            self._known(by)
+        key = self._key(by)
+        counted: dict[Any, int] = {}
+        for result in self.runs(count, seed=seed, choices=choices, limits=limits, **args):
+            group = self._group(key(result), by)
+            counted[group] = counted.get(group, 0) + 1
+        return {group: Estimate(n, count) for group, n in counted.items()}
+
+    @staticmethod
+    def _key(by: str | Callable[[Result], Any]) -> Callable[[Result], Any]:
+        """What a result is grouped by: its outcome's name, a value, or the caller's function."""
+        if callable(by):
+            return by
+        if by == "outcome":
+            return lambda r: r.outcome.name
+        return lambda r: r.outcome.get(by, r.values.get(by))
+
     def enumerate(
         self, choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
         **args: Any
@@ -363,14 +191,60 @@ class Procedure:
         limits: Limits = DEFAULT_LIMITS,
         **args: Any,
     ) -> dict[Any, Fraction]:
-        """Exact probability of each outcome name (or of each value `by` picks out)."""
-        key: Callable[[Result], Any]
-        if callable(by):
-            key = by
-        elif by == "outcome":
-            key = lambda r: r.outcome.name  # noqa: E731
+        """Exact probability of each outcome name (or of each value `by` picks out).
+
+        Worked out by states (runtime/exact.py): paths that reach the same point with the same
+        values and party states are merged. A function `by`, or a chooser function among the
+        choices, needs every path's own result: those walk the paths (`path_odds`)."""
+        _check_limits(limits)
+        arguments, picked = self._arguments(args, choices)
+        if self.stepper is None or callable(by) or any(
+                callable(v) and not isinstance(v, str) for v in picked.values()):
+            return self.path_odds(by, choices, limits, **args)
+        if by != "outcome":
+            self._known(by)
+        made: dict[int, Combatant] = {}
+        arguments = _handles(arguments, made)
+        stepper = self.stepper
+        group: Callable[[Outcome, Any], Any]
+        if by == "outcome":
+            group = lambda outcome, frame: outcome.name  # noqa: E731
         else:
-            key = lambda r: r.outcome.get(by, r.values.get(by))  # noqa: E731
+            slot = stepper.values.get(by)
+            group = lambda outcome, frame: self._group(  # noqa: E731
+                outcome._values[by] if by in outcome._values else
+                (frame[slot] if slot is not None else None), by)
+        ctx = ExactContext(picked, self.source, limits)
+        try:
+            return exact.odds(stepper, ctx, tuple(arguments[p.name] for p in self.params),
+                              list(made.values()), limits, exact.NAMES if by == "outcome" else by,
+                              group)
+        except DiceError as err:
+            if err.span is not None or not hasattr(err, "limit"):
+                raise
+            raise type(err)(f"procedure {self.name}: {err.message}", self.span,
+                            self.source) from None
+
+    def _known(self, by: str) -> None:
+        """A value to group odds by must be one some outcome or step of this procedure names."""
+        known = set(self.stepper.values if self.stepper else ()) | {
+            f for fields in self.outcomes.values() for f in fields}
+        if by not in known:
+            close = difflib.get_close_matches(by, sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
+                             self.span, self.source)
+
+    def path_odds(
+        self,
+        by: str | Callable[[Result], Any] = "outcome",
+        choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        **args: Any,
+    ) -> dict[Any, Fraction]:
+        """The same odds by walking every path of the dice, each played by the run form (slow
+        past a few rolls; it checks the odds by states, and serves `by` functions)."""
+        key = self._key(by)
         # Only sums are kept, never a path's result: per group, a numerator per denominator
         # (paths rolling the same dice share one), made into Fractions at the end.
         sums: dict[Any, dict[int, int]] = {}
@@ -464,12 +338,15 @@ class Procedure:
                                  self.span, self.source)
         return arguments, picked
 
-    def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any]) -> Result:
+    def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any],
+              traced: bool = True) -> Result:
         # This run's handles: the caller's combatants are copied, never changed.
         made: dict[int, Combatant] = {}
         arguments = _handles(arguments, made)
         parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
         ctx = RunContext(source, choices, self.source, parties)
+        if not traced:
+            ctx.trace = NoTrace()
         ctx.handles = {id(h) for h in made.values()}
         try:
             self.fn(ctx, **arguments)

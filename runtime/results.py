@@ -31,7 +31,8 @@ class TraceEntry:
 
     def __str__(self) -> str:
         where = f"{self.span}" if self.span else ""
-        value = display(self.value) if not isinstance(self.value, Combatant) else repr(self.value)
+        value = "none" if self.value is None else display(self.value) \
+            if not isinstance(self.value, Combatant) else repr(self.value)
         detail = f" ({self.detail})" if self.detail else ""
         return f"{'  ' * self.depth}{where}: {self.kind} {self.name} = {value}{detail}"
 

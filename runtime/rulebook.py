@@ -11,6 +11,7 @@ import attrs
 from .combatants import Combatant, CombatantModel, ValueType
 from .errors import RangeError, Span, UnknownEntryError
 from .procedures import Procedure
+from .references import Reference
 from .tables import Table
 
 
@@ -58,6 +59,16 @@ class Formula:
 
 
 @attrs.frozen
+class Origin:
+    """Where a rule of a house rulebook comes from: `changed` (replaced or amended), `added`
+    or `removed` by the house file (at `span`), the base's own rule at `base`."""
+
+    status: str  # "changed", "added", "removed"
+    span: Span | None
+    base: Span | None = None
+
+
+@attrs.frozen
 class Enum:
     """A closed vocabulary, in its declared order (the order `max` and `<` use)."""
 
@@ -101,6 +112,12 @@ class Rulebook:
     # Every combatant model by name, the first one (`combatant_model`) included: a rider's
     # horse is `rb.combatant_models["horse"].build(...)`.
     combatant_models: Mapping[str, CombatantModel] = attrs.field(factory=dict, repr=False)
+    # A house rulebook: the base it extends (compiled), and each rule the house file changed,
+    # added or removed, by name (a rule not named here is the base's as it is).
+    base: Rulebook | None = attrs.field(default=None, repr=False)
+    origins: Mapping[str, Origin] = attrs.field(factory=dict, repr=False)
+    # The quick-reference tables it declares for its sheets, worked out when a sheet asks.
+    references: Mapping[str, Reference] = attrs.field(factory=dict, repr=False)
 
     def combatant(self, /, **given: Any) -> Combatant:
         """A combatant of this rulebook from its characteristics, equipment and (optional) state

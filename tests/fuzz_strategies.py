@@ -13,7 +13,10 @@ properties; this module draws the inputs.
   mark, CRLF, tabs, long lines.
 - Programs (`programs`) mirror the grammar, one composite strategy per rule as avrae/d20's
   tests do, and keep a record of what is declared so far (`Declared`) so that most programs
-  are well-formed, compile and can be run (`exercise`).
+  are well-formed, compile and can be run (`exercise`): enums, notations, tables of every
+  layout, formulas, one or two combatant models, and procedures that call the ones above
+  them, loop, declare their outcomes and set every name on every path before reading it
+  (now and then deliberately not, to reach the compiler's errors).
 """
 
 from __future__ import annotations
@@ -467,12 +470,15 @@ def mutated_bytes(draw: Any) -> bytes:
 
 # ---- grammar-directed programs ----------------------------------------------------------
 # A kind is what an expression yields: "int", "num", "bool", "text", "dice", "enum:NAME" (an
-# enum's members) or "key:NAME" (a record table's row names, its key type).
+# enum's members), "key:NAME" (a record table's row names, its key type), "rows:NAME" (the row
+# names of a table whose results read across), "list:KIND", "map:KEY:VALUE", "party:MODEL" (a
+# combatant of that model) or "call:PROCEDURE" (what a call of that procedure came to).
 
 RULE_WORDS = frozenset(
     "rulebook enum table by in cells given map list formula combatant derived state combined "
     "procedure roll let choose from default if else then set add to outcome with or and not for "
-    "true false none integer number".split())
+    "true false none integer number outcomes all call each repeat until at most times the cap "
+    "notation adds clamped mod".split())
 # Python keywords and the generated code's own prefixes and helpers are ordinary rule names.
 ODD_NAMES = ("class", "def", "lambda", "import", "return", "None", "True", "self", "print",
              "eval", "__import__", "_check", "_ctx", "_args", "_names", "pub_x", "f_x", "v_x",
@@ -485,7 +491,42 @@ ROWS = ("Sword", "Dagger", "Short sword", "Hand axe", "Club", "Épée", "Net", "
 WORDS = ("none", "dead", "passes out", "Head", "see text", "L Arm", "x", "Épée")
 ROUNDING = ("floor", "ceil", "round", "round_half_down", "round_half_even", "truncate")
 DICE = ("d6", "d20", "2d6", "3d6+2", "d10-1", "4d6kh3", "2d20kl1", "d100", "2d4+12", "d2",
-        "5d6dl2", "d1", "3d6dh1")
+        "5d6dl2", "d1", "3d6dh1", "d%")
+# A notation's marks (a mark follows a number in a cell: `12*`) and the dice each adds.
+MARKS = ("*", "^", "!", "†")
+NOTATION_DICE = ("2d4", "2d6", "2d8", "d10", "1d6", "d%", "3d6kh2")
+# Characteristics a combatant's figure is read by (`defender["Will Power"]`): an enum member
+# and the field it names.
+STATS = ("Strength", "Will Power", "Dexterity", "Constitution", "Size")
+
+
+class Model:
+    """A combatant model as declared: each field's kind, which are state, and the enum whose
+    members name some of its fields (`defender[against]`), if any."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.fields: dict[str, str] = {}  # field -> kind ("map:K:V" for maps)
+        self.state: dict[str, str] = {}  # state field -> kind
+        self.by_enum: str | None = None
+
+
+class Proc:
+    """A procedure as declared: its parameters, for calls, and the outcomes it comes to."""
+
+    def __init__(self, name: str, params: list[tuple[str, str, str]]) -> None:
+        self.name = name
+        self.params = params  # (name, type as written, kind)
+        self.schema: dict[str, dict[str, str]] | None = None  # its `outcomes:` block
+        self.outcomes: dict[str, dict[str, str]] = {}  # outcome -> value -> kind, as reached
+
+    def values(self) -> dict[str, str]:
+        """The values a caller can read (`c.value`), each of one kind in every outcome."""
+        kinds: dict[str, set[str]] = {}
+        for values in (self.schema or self.outcomes).values():
+            for value, kind in values.items():
+                kinds.setdefault(value, set()).add(kind)
+        return {v: k.pop() for v, k in kinds.items() if len(k) == 1}
 
 
 class Declared:
@@ -496,14 +537,17 @@ class Declared:
         self.count = 0
         self.enums: dict[str, list[str]] = {}
         self.records: dict[str, dict[str, Any]] = {}  # table -> key type, rows, field kinds
+        # (and, for a table of expressions, the figures it is given)
         self.lookups: list[tuple[str, list[str], str, str]] = []  # table, key kinds, value
         # kind, and what follows the brackets (`.lo` for a record cell's field)
         self.pair_tables: dict[str, str] = {}  # `combined by` table -> its enum
+        self.across: dict[str, list[str]] = {}  # `results: across` table -> its row names
+        self.notations: dict[str, list[str]] = {}  # notation -> its marks ("" for `none`)
         self.formulas: list[tuple[str, list[tuple[str, str]], str]] = []  # name, (type, kind) of
         # each parameter, result kind
-        self.combatant: str | None = None
-        self.fields: dict[str, str] = {}  # combatant field -> kind ("map:K:V" for maps)
-        self.state: dict[str, str] = {}  # state field -> kind
+        self.models: dict[str, Model] = {}  # the first is the one `rb.combatant` makes
+        self.procedures: list[Proc] = []  # declared so far (a call goes to one of these)
+        self.current: Proc | None = None  # the procedure being written
 
     def fresh(self, draw: Any, prefix: str) -> str:
         """A new name: mostly `prefix` and a number, sometimes a Python keyword or a letter of
@@ -531,7 +575,8 @@ def _quoted(draw: Any, member: str) -> str:
 
 def _wrap(text: str) -> str:
     """Brackets around a compound expression, so it can stand as an operand."""
-    return text if re.fullmatch(r'[\w."]+|[\w.]+\[[^\[\]]*\]|-?\d+(\.\d+)?', text) else f"({text})"
+    return text if re.fullmatch(r'(?!.*\.\.)([\w."]+|[\w.]+\[[^\[\]]*\]|-?\d+(\.\d+)?)',
+                                text) else f"({text})"
 
 
 @st.composite
@@ -541,6 +586,21 @@ def enum_decls(draw: Any, declared: Declared) -> str:
     members = draw(st.lists(st.sampled_from(MEMBERS), min_size=1, max_size=5, unique=True))
     declared.enums[name] = members
     return f"enum {name}{_title(draw)}: {', '.join(_quoted(draw, m) for m in members)}\n"
+
+
+@st.composite
+def notation_decls(draw: Any, declared: Declared) -> str:
+    """`notation NAME "Title":` with `none adds DICE` and `"*" adds DICE` lines (BT's `12*`)."""
+    name = declared.fresh(draw, "dmg")
+    marks = draw(st.lists(st.sampled_from(MARKS), max_size=3, unique=True))
+    bare = not marks or _int(draw, 0, 2) > 0
+    lines = [f"notation {name}{_title(draw)}:\n"]
+    if bare:
+        lines.append(f"  none adds {_one(draw, NOTATION_DICE)}\n")
+    lines += [f'  "{m}" adds {_one(draw, NOTATION_DICE)}\n' for m in marks]
+    # A notation without a `none` line reads a bare number as a fixed amount.
+    declared.notations[name] = [""] + marks
+    return "".join(lines)
 
 
 def _row(draw: Any, cells: list[str], indent: str = "  ") -> str:
@@ -570,55 +630,82 @@ def _cell(draw: Any, kind: str, declared: Declared) -> str:
         return f"{_int(draw, -5, 9)}/{_int(draw, -5, 9)}"
     if kind.startswith("enum:"):
         return _one(draw, declared.enums[kind[5:]])
+    if kind.startswith("notation:"):  # 12, 12*, or dice written out
+        marks = declared.notations[kind[9:]]
+        return _one(draw, [f"{_int(draw, 0, 20)}{_one(draw, marks)}"] * 3 +
+                    [f"{_int(draw, 0, 9)} + 1d6", "2d6", "d%"])
     return _one(draw, WORDS)
+
+
+# A record table's columns: (header, kind of its cells), and how a column is declared.
+COLUMNS = ("A", "B", "DS", "Two Words", "Mod", "Note", "Size", "Damage", "Kind")
+DECLARED_AS = {"int": "integer", "num": "number", "text": "name", "dice": "dice"}
 
 
 @st.composite
 def record_tables(draw: Any, declared: Declared) -> str:
-    """`table NAME by KEY:` with named columns; rows are the key type's values."""
+    """`table NAME by KEY:` with named columns; rows are the key type's values. A column may be
+    declared (`b: integer`, `kind: ENUM`, `damage: NOTATION`) by a line before the rows."""
     name, key = declared.fresh(draw, "t"), declared.fresh(draw, "k")
     rows = draw(st.lists(st.sampled_from(ROWS), min_size=1, max_size=5, unique=True))
-    labels = draw(st.lists(st.sampled_from(["A", "B", "DS", "Two Words", "Mod", "Note", "Size"]),
-                           min_size=2, max_size=4, unique=True))
-    kinds = [_one(draw, ["int", "int", "num", "text"]) for _ in labels]
+    labels = draw(st.lists(st.sampled_from(COLUMNS), min_size=2, max_size=4, unique=True))
+    extra = [f"enum:{e}" for e in declared.enums] + [f"notation:{n}" for n in declared.notations]
+    kinds = [_one(draw, ["int", "int", "num", "text", "dice"] + extra[:2]) for _ in labels]
+    fields, options = {}, []
+    for label, kind in zip(labels, kinds):
+        field = label.lower().replace(" ", "_")
+        if ":" in kind:  # an enum or a notation column is read so only when declared
+            options.append(f"{field}: {kind.split(':')[1]}")
+        elif _int(draw, 0, 3) == 0:
+            options.append(f"{field}: {DECLARED_AS[kind]}")
+        fields[field] = "dice" if kind.startswith("notation:") else kind
     blank = _int(draw, 0, 3) == 0
     cells = [[r] + ["" if blank and _int(draw, 0, 4) == 0 else _cell(draw, k, declared)
                     for k in kinds] for r in rows]
-    fields = {label.lower().replace(" ", "_"): k for label, k in zip(labels, kinds)}
     declared.records[name] = {"key": key, "rows": rows, "fields": fields}
-    return _table_text(draw, f"table {name}{_title(draw)} by {key}:\n", ["Name"] + labels, cells)
+    return _table_text(draw, f"table {name}{_title(draw)} by {key}:\n", ["Name"] + labels, cells,
+                       draw(st.permutations(options)))
 
 
-def _key_column(draw: Any, declared: Declared) -> tuple[str, str, list[str]]:
-    """A key down the side: (its declaration, its kind, its printed values)."""
-    shape = _one(draw, ["range", "range", "enum", "bands", "numbers"])
+def _key_column(draw: Any, declared: Declared) -> tuple[str, str, list[str], list[str]]:
+    """A key down the side: (its declaration, its kind, its printed values, table options)."""
+    shape = _one(draw, ["range", "range", "enum", "bands", "numbers", "gaps"])
     if shape == "enum" and declared.enums:
         enum = _one(draw, sorted(declared.enums))
         members = draw(st.permutations(declared.enums[enum]))
-        return enum, f"enum:{enum}", list(members)
+        return enum, f"enum:{enum}", list(members), []
     if shape == "bands":
         low, high = sorted(draw(st.lists(st.integers(-20, 30), min_size=2, max_size=2)))
-        return "integer", "int", [f"below {low}", f"{low} – {high}", f">{high}"]
+        return "integer", "int", [f"below {low}", f"{low} – {high}", f">{high}"], []
+    if shape == "gaps":  # whole numbers left out on purpose (and sometimes not said so)
+        low = _int(draw, -20, 10)
+        mid = low + _int(draw, 0, 5)
+        after = mid + 1 + _int(draw, 1, 3)
+        high = after + _int(draw, 0, 5)
+        said = ["gaps: allowed"] if _int(draw, 0, 15) != 7 else []
+        return "integer", "int", [f"<{low}", f"{low}–{mid}", f"{after} to {high}",
+                                  f"{high + 1} and up"], said
     if shape == "numbers":
-        return "number", "num", ["0.1–1.9", "2.0–3.9", "4 and up"]
+        return "number", "num", ["0.1–1.9", "2.0–3.9", "4 and up"], []
     size = _int(draw, 1, 8)
     cuts = sorted(draw(st.sets(st.integers(2, size), max_size=size - 1))) if size > 1 else []
     starts = [1] + cuts
     ends = [c - 1 for c in cuts] + [size]
     printed = [str(a) if a == b else f"{a}{_one(draw, ['-', '–', ' to '])}{b}"
                for a, b in zip(starts, ends)]
-    return f"1..{size}", "int", printed
+    return f"1..{size}", "int", printed, []
 
 
 @st.composite
 def cross_tables(draw: Any, declared: Declared) -> str:
     """`table NAME by K1: ..., K2: ENUM -> TYPE:` (a key across the top) or one key `-> TYPE`."""
     name = declared.fresh(draw, "x")
-    side_decl, side_kind, side_values = _key_column(draw, declared)
+    side_decl, side_kind, side_values, options = _key_column(draw, declared)
     value = _one(draw, ["int", "num", "dice", "text", "record"] +
-                 [f"enum:{e}" for e in declared.enums])
+                 [f"enum:{e}" for e in declared.enums] +
+                 [f"notation:{n}" for n in declared.notations])
     cell_type = {"int": "integer", "num": "number", "dice": "dice", "text": "name",
-                 "record": "(lo, hi)"}.get(value, value[5:])
+                 "record": "(lo, hi)"}.get(value, value.split(":")[-1])
     keys, header_tail, columns = [side_kind], ["Value"], 1
     head = f"table {name}{_title(draw)} by {declared.fresh(draw, 'r')}: {side_decl}"
     if declared.enums and _int(draw, 0, 1):
@@ -627,16 +714,17 @@ def cross_tables(draw: Any, declared: Declared) -> str:
         columns = len(header_tail)
         keys.append(f"enum:{across}")
         head += f", {declared.fresh(draw, 'c')}: {across}"
-    options, blank_ok = [], _int(draw, 0, 3) == 0
+    blank_ok = _int(draw, 0, 3) == 0
     if blank_ok:
-        options.append("blank: above")
+        options = options + ["blank: above"]
     rows = [[v] + ["" if blank_ok and i and _int(draw, 0, 3) == 0
                    else _cell(draw, value, declared) for _ in range(columns)]
             for i, v in enumerate(side_values)]
     if value == "record":
-        declared.lookups += [(name, keys, "int", ".lo"), (name, keys, "int", ".hi")]
+        declared.lookups += [(name, keys, "num", ".lo"), (name, keys, "num", ".hi")]
     else:
-        declared.lookups.append((name, keys, value, ""))
+        declared.lookups.append((name, keys, "dice" if value.startswith("notation:") else value,
+                                 ""))
     return _table_text(draw, f"{head} -> {cell_type}:\n", ["Key"] + header_tail, rows, options)
 
 
@@ -659,21 +747,55 @@ def inverted_tables(draw: Any, declared: Declared) -> str:
     declared.lookups.append((name, [f"enum:{bias}", "int"], f"enum:{result}", ""))
     head = (f"table {name}{_title(draw)} by {declared.fresh(draw, 'b')}: {bias}, "
             f"{declared.fresh(draw, 'r')}: 1..{size} in cells -> {result}:\n")
-    return _table_text(draw, head, ["Result"] + declared.enums[bias], rows)
+    options = ["results: down"] if _int(draw, 0, 5) == 0 else []
+    return _table_text(draw, head, ["Result"] + declared.enums[bias], rows, options)
+
+
+@st.composite
+def across_tables(draw: Any, declared: Declared) -> str:
+    """`table NAME by ROW, D: integer in cells -> ENUM:` with `results: across`: the results
+    head the columns and each row prints its own bands (the Missiles Table's ranges)."""
+    if not declared.enums:
+        return draw(cross_tables(declared))
+    result = _one(draw, sorted(declared.enums))
+    members = declared.enums[result]
+    names = draw(st.lists(st.sampled_from(ROWS), min_size=1, max_size=3, unique=True))
+    rows = []
+    for row in names:
+        cells, at = [], _int(draw, -3, 3)
+        for i, _ in enumerate(members):
+            if i == len(members) - 1 and _int(draw, 0, 1):
+                cells.append(_one(draw, [f">{at - 1}", f"{at}+", f"{at} and up"]))
+                break
+            width = _int(draw, 0, 9)
+            cells.append(str(at) if not width else f"{at}{_one(draw, ['–', '-'])}{at + width}")
+            at += width + 1
+        if len(cells) > 1 and _int(draw, 0, 3) == 0:  # a row that stops early
+            cells = cells[:_int(draw, 1, len(cells) - 1)]
+        rows.append([row] + cells + [""] * (len(members) - len(cells)))
+    name = declared.fresh(draw, "m")
+    declared.across[name] = names
+    declared.lookups.append((name, [f"rows:{name}", "int"], f"enum:{result}", ""))
+    head = (f"table {name}{_title(draw)} by {declared.fresh(draw, 'w')}, "
+            f"{declared.fresh(draw, 'd')}: integer in cells -> {result}:\n")
+    return _table_text(draw, head, ["Weapon"] + members, rows, ["results: across"])
 
 
 @st.composite
 def given_tables(draw: Any, declared: Declared) -> str:
-    """`table NAME by KEY given A, B:` with `= expression` cells (read from Python)."""
+    """`table NAME by KEY given A, B:` with `= expression` cells, read from Python and by
+    lookups that give the figures (`g["Sword", a = 3, b = 1]`)."""
     name, a, b = (declared.fresh(draw, p) for p in ("g", "ga", "gb"))
     env = {a: "int", b: "int"}
-    rows = []
-    for row in draw(st.lists(st.sampled_from(ROWS), min_size=1, max_size=3, unique=True)):
+    rows, names = [], draw(st.lists(st.sampled_from(ROWS), min_size=1, max_size=3, unique=True))
+    for row in names:
         cell = expression(draw, declared, env, "int", 2) if _int(draw, 0, 1) else \
             str(_int(draw, -5, 20))
         rows.append([row, f"= {cell}" if not cell.lstrip("-").isdigit() else cell])
-    return _table_text(draw, f"table {name}{_title(draw)} by {declared.fresh(draw, 'k')} "
-                             f"given {a}, {b}:\n", ["Code", "Time"], rows)
+    key = declared.fresh(draw, "k")
+    declared.records[name] = {"key": key, "rows": names, "fields": {}, "given": (a, b)}
+    return _table_text(draw, f"table {name}{_title(draw)} by {key} given {a}, {b}:\n",
+                       ["Code", "Time"], rows)
 
 
 @st.composite
@@ -699,10 +821,41 @@ def _vars(env: dict[str, str], kind: str) -> list[str]:
     return sorted(n for n, k in env.items() if k == kind)
 
 
+def _parties(env: dict[str, str], model: str | None = None) -> list[str]:
+    """Combatants in scope (of `model`, or of any)."""
+    return sorted(n for n, k in env.items()
+                  if k.startswith("party:") and (model is None or k[6:] == model))
+
+
+def _figures(declared: Declared, env: dict[str, str], kind: str) -> list[str]:
+    """A combatant's figures of a kind: `p.field`, `p.mount.field` (a held combatant's),
+    `p["Will Power"]` and `p[stat]` (by an enum naming fields), and the values of calls."""
+    out = []
+    for var, vkind in sorted(env.items()):
+        if vkind.startswith("call:"):
+            proc = next((p for p in declared.procedures if p.name == vkind[5:]), None)
+            if proc is not None:
+                out += [f"{var}.{v}" for v, k in proc.values().items() if k == kind]
+            continue
+        model = declared.models.get(vkind[6:]) if vkind.startswith("party:") else None
+        if model is None:
+            continue
+        for field, fkind in model.fields.items():
+            if fkind == kind:
+                out.append(f"{var}.{field}")
+            held = declared.models.get(fkind[6:]) if fkind.startswith("party:") else None
+            if held is not None and held is not model:
+                out += [f"{var}.{field}.{f}" for f, k in held.fields.items() if k == kind]
+        if kind == "int" and model.by_enum:
+            out += [f'{var}["{m}"]' for m in declared.enums[model.by_enum]]
+            out += [f"{var}[{e}]" for e in _vars(env, f"enum:{model.by_enum}")]
+    return out
+
+
 def _leaves(draw: Any, declared: Declared, env: dict[str, str],
             kind: str) -> list[Callable[[], str]]:
     """Atoms of a kind (drawn only when picked): literals, names in scope, record fields,
-    combatant figures."""
+    combatant figures, the values calls came to."""
     pick = lambda options: lambda: _one(draw, options)  # noqa: E731
     out = [lambda v=v: v for v in _vars(env, kind)]
     if kind == "int":
@@ -720,13 +873,24 @@ def _leaves(draw: Any, declared: Declared, env: dict[str, str],
         out += [pick([f'"{m}"' for m in declared.enums[kind[5:]]])]
     elif kind.startswith("key:"):
         out += [pick([f'"{r}"' for r in declared.records[kind[4:]]["rows"]])]
+    elif kind.startswith("rows:"):
+        out += [pick([f'"{r}"' for r in declared.across[kind[5:]]])]
+    elif kind.startswith("list:") and _leaves(draw, declared, env, kind[5:]):
+        item = kind[5:]
+        out += [lambda: "[" + ", ".join(expression(draw, declared, env, item, 0)
+                                        for _ in range(_int(draw, 1, 3))) + "]"]
+    elif kind.startswith("party:"):  # a combatant another holds (`r.mount`)
+        held = [f"{p}.{f}" for p in _parties(env)
+                for f, k in declared.models[env[p][6:]].fields.items() if k == kind]
+        out += [pick(held)] if held else []
     for table, info in declared.records.items():
         for field, fkind in info["fields"].items():
             if fkind == kind:
                 out.append(pick([f'{table}["{row}"].{field}' for row in info["rows"]]))
                 out += [lambda v=v, f=field: f"{v}.{f}" for v in _vars(env, f"key:{table}")]
-    for party in _vars(env, "party"):
-        out += [lambda p=party, f=f: f"{p}.{f}" for f, k in declared.fields.items() if k == kind]
+    if not kind.startswith("party:"):
+        figures = _figures(declared, env, kind)
+        out += [pick(figures)] * min(3, len(figures))
     return out
 
 
@@ -734,7 +898,11 @@ def expression(draw: Any, declared: Declared, env: dict[str, str], kind: str,
                 depth: int = 3) -> str:
     """An expression of `kind` (rule `expr` and below), mostly well-typed, `depth` deep."""
     if depth <= 0 or not _int(draw, 0, 2):
-        return _one(draw, _leaves(draw, declared, env, kind))()
+        leaves = _leaves(draw, declared, env, kind)
+        if leaves:
+            return _one(draw, leaves)()
+        if depth < -2:
+            return "none"  # no value of this kind in scope (callers avoid asking for one)
     sub = lambda k, d=depth - 1: expression(draw, declared, env, k, d)  # noqa: E731
     options: list[Callable[[], str]] = [lambda: f"if {sub('bool')} then {_wrap(sub(kind))} "
                                                 f"else {_wrap(sub(kind))}"]
@@ -752,6 +920,15 @@ def expression(draw: Any, declared: Declared, env: dict[str, str], kind: str,
                     lambda: f"min({sub('int')}, {sub('dice')})",
                     lambda: f"dice({sub('int', 0)}, {sub('int', 0)})",
                     lambda: f"{_wrap(sub('dice'))} + {_wrap(sub('dice'))}"]
+    elif kind.startswith("list:"):
+        options += _lists(draw, declared, env, kind[5:], depth)
+    if kind != "bool" and not kind.startswith(("list:", "dice", "call:", "map:")):
+        # `argmin`/`argmax`: the item of a collection whose figure is least or greatest.
+        over = [c for item, c in _collections(draw, declared, env) if item == kind]
+        if over:
+            options.append(lambda: _aggregate(draw, declared, env, _one(draw, ["argmin",
+                                                                             "argmax"]),
+                                              _one(draw, over), kind, _sort_key, depth))
     return _one(draw, options)()
 
 
@@ -759,7 +936,7 @@ def _argument(draw: Any, sub: Callable[..., str], param: tuple[str, str]) -> str
     """An argument for a parameter declared `(type as written, kind)`: for a range, often a
     number inside it (a number outside is a compile error, which would end the program)."""
     written, kind = param
-    if ".." in written and _int(draw, 0, 1):
+    if ".." in written and _int(draw, 0, 3):
         low, high = written.split("..")
         if kind == "int":
             return str(_int(draw, int(low), int(high)))
@@ -767,13 +944,90 @@ def _argument(draw: Any, sub: Callable[..., str], param: tuple[str, str]) -> str
     return sub(kind)
 
 
+def _collections(draw: Any, declared: Declared,
+                 env: dict[str, str]) -> list[tuple[str, Callable[[], str]]]:
+    """What an aggregate, `in`, `len`, `count` or `for each` goes over, as (item kind, code):
+    a list, a range `1..6`, an enum by its name, a record table by its name or its row type,
+    a map (its keys), a list in scope, combatants in a list."""
+    sub = lambda k: expression(draw, declared, env, k, 0)  # noqa: E731
+    out: list[tuple[str, Callable[[], str]]] = [
+        ("int", lambda: f"[{', '.join(sub('int') for _ in range(_int(draw, 1, 3)))}]"),
+        ("int", lambda: f"{_int(draw, -2, 3)}..{_int(draw, 0, 8)}"),
+        ("int", lambda: f"1..{_wrap(sub('int'))}"),
+    ]
+    out += [(f"enum:{e}", lambda e=e: e) for e in declared.enums]
+    for table, info in declared.records.items():
+        out += [(f"key:{table}", lambda t=table: t),
+                (f"key:{table}", lambda k=info["key"]: k)]
+    out += [(_map_parts(kind)[0], lambda c=code: c) for code, kind in _maps(declared, env)]
+    for name, kind in sorted(env.items()):
+        if kind.startswith("list:"):
+            out.append((kind[5:], lambda n=name: n))
+    for party in _parties(env):
+        model = declared.models[env[party][6:]]
+        out += [(kind[5:], lambda c=f"{party}.{f}": c) for f, kind in model.fields.items()
+                if kind.startswith("list:")]
+    for model in sorted({env[p] for p in _parties(env)}):
+        same = _vars(env, model)
+        out.append((model, lambda s=same: "[" + ", ".join(
+            draw(st.lists(st.sampled_from(s), min_size=1, max_size=3))) + "]"))
+    return out
+
+
+def _aggregate(draw: Any, declared: Declared, env: dict[str, str], how: str,
+               collection: Callable[[], str], item: str,
+               body: Callable[..., str], depth: int) -> str:
+    """`HOW(BODY for NAME in COLLECTION)`, the body seeing NAME as an item of the kind."""
+    var = declared.fresh(draw, "w")
+    return f"{how}({body(draw, declared, {**env, var: item}, depth - 1)} for {var} in " \
+           f"{collection()})"
+
+
+def _sort_key(draw: Any, declared: Declared, env: dict[str, str], depth: int) -> str:
+    """What `argmin`, `argmax` and the sorts compare: a number or a list of numbers."""
+    if _int(draw, 0, 3) == 0:
+        return f"[{expression(draw, declared, env, 'int', depth)}, " \
+               f"{expression(draw, declared, env, 'num', 0)}]"
+    return expression(draw, declared, env, _one(draw, ["int", "num"]), depth)
+
+
+def _body(kind: str) -> Callable[..., str]:
+    return lambda draw, declared, env, depth: expression(draw, declared, env, kind,
+                                                         max(depth, 0))
+
+
+def _lists(draw: Any, declared: Declared, env: dict[str, str], item: str,
+           depth: int) -> list[Callable[[], str]]:
+    """Lists of a kind: made item by item, sorted from a collection, joined with `+`."""
+    options = [lambda: f"{_wrap(expression(draw, declared, env, 'list:' + item, depth - 1))} + "
+                       f"{_wrap(expression(draw, declared, env, 'list:' + item, depth - 1))}"]
+    collections = _collections(draw, declared, env)
+    options.append(lambda: _comprehension(draw, declared, env, item, depth))
+    options += [lambda c=c: _aggregate(draw, declared, env,
+                                       _one(draw, ["sort", "sort_descending"]), c, item,
+                                       _sort_key, depth)
+                for kind, c in collections if kind == item][:2]
+    return options
+
+
+def _comprehension(draw: Any, declared: Declared, env: dict[str, str], item: str,
+                   depth: int) -> str:
+    """`[EXPR for NAME in COLLECTION]`."""
+    over, collection = _one(draw, _collections(draw, declared, env))
+    var = declared.fresh(draw, "w")
+    made = expression(draw, declared, {**env, var: over}, item, max(0, depth - 1))
+    return f"[{made} for {var} in {collection()}]"
+
+
 def _arithmetic(draw: Any, declared: Declared, env: dict[str, str], kind: str,
                 sub: Callable[..., str]) -> list[Callable[[], str]]:
-    """`sum`, `product`, `unary`, rounding and the other functions of numbers."""
+    """`sum`, `product`, `mod`, `unary`, rounding, the dice figures, aggregates over every
+    collection and the other functions of numbers."""
     num = _one(draw, ["int", "num"]) if kind == "num" else "int"
     var = f"w{declared.count + 1}"
     options = [
         lambda: f"{_wrap(sub(num))} {_one(draw, '+-*')} {_wrap(sub(num))}",
+        lambda: f"{_wrap(sub(num))} mod {_wrap(sub(num))}",
         lambda: f"-{_wrap(sub(kind))}",
         lambda: f"{_one(draw, ['min', 'max'])}({sub(kind)}, {sub(kind)})",
         lambda: f"abs({sub(kind)})",
@@ -783,7 +1037,24 @@ def _arithmetic(draw: Any, declared: Declared, env: dict[str, str], kind: str,
         lambda: f"{_one(draw, ['sum', 'max', 'min'])}("
                 f"{expression(draw, declared, {**env, var: 'int'}, 'int', 1)} for {var} in "
                 f"[{sub('int', 0)}, {sub('int', 0)}])",
+        lambda: f"{_one(draw, ['maximum', 'minimum'])}({sub('dice')})",
     ]
+    depth = 1 if kind == "int" else 0
+    collections = _collections(draw, declared, env)
+    options += [
+        lambda: (lambda item, c: _aggregate(draw, declared, env, _one(draw, ["sum", "max", "min"]),
+                                            c, item, _body(kind), depth))(
+            *_one(draw, collections)),
+        lambda: (lambda item, c: _aggregate(draw, declared, env, "count", c, item,
+                                            _body("bool"), depth))(*_one(draw, collections)),
+        lambda: f"len({_one(draw, collections)[1]()})",
+        lambda: (lambda item, c: f"count({c()}, {sub(item, 0)})")(*_one(draw, collections)),
+    ]
+    for table, info in declared.records.items():
+        if "given" in info:  # a table expression worked out with its figures
+            figures = [f for f in info["given"] if _int(draw, 0, 7)]
+            options += [lambda t=table, fs=figures: f"{t}[{sub('key:' + t, 0)}"
+                        + "".join(f", {f} = {sub('int', 0)}" for f in fs) + "]"] * 3
     for code, mkind in _maps(declared, env):
         if mkind.endswith(":int"):
             options.append(lambda m=code: f"{_one(draw, ['sum', 'max', 'min'])}("
@@ -797,23 +1068,27 @@ def _arithmetic(draw: Any, declared: Declared, env: dict[str, str], kind: str,
     if kind == "num":
         options += [lambda: f"{_wrap(sub(num))} / {_wrap(sub(num))}",
                     lambda: f"round({sub('num')}, {_int(draw, 1, 3)})",
-                    lambda: f"{_one(draw, ['ln', 'sqrt'])}({sub('num')})"]
+                    lambda: f"{_one(draw, ['ln', 'sqrt'])}({sub('num')})",
+                    lambda: f"mean({sub('dice')})"]
     return options
 
 
 def _maps(declared: Declared, env: dict[str, str]) -> list[tuple[str, str]]:
     """Maps in scope as (code, kind): a combatant's map fields, bare inside the combatant."""
     found = [(name, kind) for name, kind in env.items() if kind.startswith("map:")]
-    for party in _vars(env, "party"):
-        found += [(f"{party}.{f}", k) for f, k in declared.fields.items() if k.startswith("map:")]
+    for party in _parties(env):
+        model = declared.models[env[party][6:]]
+        found += [(f"{party}.{f}", k) for f, k in model.fields.items() if k.startswith("map:")]
     return sorted(found)
 
 
 def _conditions(draw: Any, declared: Declared, env: dict[str, str],
                 sub: Callable[..., str]) -> list[Callable[[], str]]:
-    """`comparison`, `not_expr`, `and_expr`, `or_expr`, `in` and `any`/`all`."""
+    """`comparison`, `not_expr`, `and_expr`, `or_expr`, `in` (a list, a range, any collection),
+    `any`/`all`, and what a call came to (`save == "made"`)."""
     num = _one(draw, ["int", "num"])
     var = f"w{declared.count + 1}"
+    collections = _collections(draw, declared, env)
     options = [
         lambda: f"{_wrap(sub(num))} {_one(draw, ['==', '!=', '<', '<=', '>', '>='])} "
                 f"{_wrap(sub(num))}",
@@ -821,8 +1096,15 @@ def _conditions(draw: Any, declared: Declared, env: dict[str, str],
         lambda: f"{_wrap(sub('bool'))} {_one(draw, ['and', 'or'])} {_wrap(sub('bool'))}",
         lambda: f"{_wrap(sub('int'))} {_one(draw, ['in', 'not in'])} "
                 f"[{sub('int', 0)}, {sub('int', 0)}]",
+        lambda: f"{_wrap(sub('int'))} {_one(draw, ['in', 'not in'])} "
+                f"{_wrap(sub('int', 0))}..{_wrap(sub('int', 0))}",
         lambda: f"{_one(draw, ['any', 'all'])}({var} > {sub('int', 0)} for {var} in "
                 f"[{sub('int', 0)}, {sub('int', 0)}])",
+        lambda: (lambda item, c: _aggregate(draw, declared, env, _one(draw, ["any", "all"]),
+                                            c, item, _body("bool"), 1))(
+            *_one(draw, collections)),
+        lambda: (lambda item, c: f"{_wrap(sub(item, 0))} {_one(draw, ['in', 'not in'])} "
+                                 f"{c()}")(*_one(draw, collections)),
     ]
     for code, mkind in _maps(declared, env):
         key, value = _map_parts(mkind)
@@ -834,6 +1116,12 @@ def _conditions(draw: Any, declared: Declared, env: dict[str, str],
     for enum in declared.enums:
         options.append(lambda e=enum: f"{_wrap(sub('enum:' + e))} "
                                       f"{_one(draw, ['==', '!='])} {sub('enum:' + e, 0)}")
+    for name, kind in sorted(env.items()):
+        proc = next((p for p in declared.procedures if f"call:{p.name}" == kind), None)
+        if proc is not None and (proc.schema or proc.outcomes):
+            reached = sorted(proc.schema or proc.outcomes)
+            options += [lambda n=name, o=reached: f"{n} {_one(draw, ['==', '!='])} "
+                                                  f'"{_one(draw, o)}"'] * 2
     return options
 
 
@@ -845,7 +1133,8 @@ def _param_types(draw: Any, declared: Declared, count: int) -> list[tuple[str, s
     out = []
     for _ in range(count):
         choices = [("1..20", "int"), ("-5..5", "int"), ("0..0", "int"), ("integer", "int"),
-                   ("0.0..20.0", "num"), ("number", "num"), ("bool", "bool")]
+                   ("0.0..20.0", "num"), ("number", "num"), ("bool", "bool"), ("dice", "dice"),
+                   ("list integer", "list:int")]
         choices += [(e, f"enum:{e}") for e in declared.enums]
         choices += [(info["key"], f"key:{t}") for t, info in declared.records.items()]
         out.append(_one(draw, choices))
@@ -874,24 +1163,71 @@ def formula_decls(draw: Any, declared: Declared) -> str:
     return f"formula {name}({', '.join(written)}){_title(draw)} = {body}\n"
 
 
+def _held_model(draw: Any, declared: Declared) -> str:
+    """A second model (a horse), whose combatant the first holds: `combatant NAME:` with a
+    characteristic or two and a state that may be `clamped`."""
+    model = Model(declared.fresh(draw, "horse"))
+    lines = [f"combatant {model.name}{_title(draw)}:\n"]
+    for _ in range(_int(draw, 1, 2)):
+        field = declared.fresh(draw, "speed")
+        lines.append(f"  {field}: 1..{_int(draw, 1, 30)}\n")
+        model.fields[field] = "int"
+    field = declared.fresh(draw, "stamina")
+    clamped = " clamped" if _int(draw, 0, 1) else ""
+    lines.append(f"  state {field}: 0..20 = {_int(draw, 0, 20)}{clamped}\n")
+    model.fields[field] = model.state[field] = "int"
+    declared.models[model.name] = model
+    return "".join(lines)
+
+
 @st.composite
 def combatant_decls(draw: Any, declared: Declared) -> str:
-    """`combatant NAME:` characteristics, equipment, state (maybe `combined by`) and derived."""
+    """`combatant NAME:` characteristics, equipment, state (maybe `combined by`, maybe
+    `clamped`) and derived; sometimes an enum whose members name some of its fields, and a
+    second model whose combatant it holds (a rider's horse)."""
     name = declared.fresh(draw, "fighter")
+    model = Model(name)
+    declared.models[name] = model
     lines = [f"combatant {name}{_title(draw)}:\n"]
+    before, after = "", ""
     fields: dict[str, str] = {}
     for _ in range(_int(draw, 1, 3)):
         field = declared.fresh(draw, "ch")
         written, kind = _param_types(draw, declared, 1)[0]
         lines.append(f"  {field}: {written}\n")
         fields[field] = kind
+    if _int(draw, 0, 2) == 0:  # `defender[against]`: an enum naming some fields
+        enum = declared.fresh(draw, "stat")
+        members = [f"{m}{declared.count}" for m in
+                   draw(st.lists(st.sampled_from(STATS), min_size=1, max_size=3, unique=True))]
+        for member in members:
+            field = member.lower().replace(" ", "_")
+            declared.names.add(field)
+            lines.append(f"  {field}: {_one(draw, ['1..20', '0..5', 'integer'])}\n")
+            fields[field] = "int"
+        before += f"enum {enum}: {', '.join(_quoted(draw, m) for m in members)}\n"
+        declared.enums[enum] = members
+        model.by_enum = enum
     for table, info in list(declared.records.items())[:1]:
         field = declared.fresh(draw, "tr")
         lines.append(f"  {field}: map {info['key']} -> 1..10\n")
         fields[field] = f"map:key:{table}:int"
     state: dict[str, str] = {}
+    if _int(draw, 0, 2) == 0:  # a rider's horse
+        after = _held_model(draw, declared)
+        held = list(declared.models)[-1]
+        field = declared.fresh(draw, "mount")
+        role = "state " if _int(draw, 0, 3) else ""
+        lines.append(f"  {role}{field}: {held}\n")
+        fields[field] = f"party:{held}"
+        if role:
+            state[field] = f"party:{held}"
     field = declared.fresh(draw, "hp")
-    lines.append(f"  state {field}: integer = {_int(draw, 0, 20)}\n")
+    if _int(draw, 0, 1):
+        lines.append(f"  state {field}: integer = {_int(draw, 0, 20)}\n")
+    else:
+        clamped = " clamped" if _int(draw, 0, 2) else ""
+        lines.append(f"  state {field}: 0..30 = {_int(draw, 0, 30)}{clamped}\n")
     state[field] = "int"
     if declared.enums:
         enum = _one(draw, sorted(declared.enums))
@@ -907,14 +1243,14 @@ def combatant_decls(draw: Any, declared: Declared) -> str:
         lines.append(f"  state {field}: list {enum}\n")
         state[field] = f"list:enum:{enum}"
     fields.update(state)
+    model.fields, model.state = fields, state
     for _ in range(_int(draw, 0, 3)):
         field = declared.fresh(draw, "dv")
-        env = {f: k for f, k in fields.items()}
+        env = dict(fields)
         kind = _one(draw, ["int", "num", "bool"])
         lines.append(f"  derived {field} = {expression(draw, declared, env, kind, 2)}\n")
         fields[field] = kind
-    declared.combatant, declared.fields, declared.state = name, fields, state
-    return "".join(lines)
+    return before + "".join(lines) + after
 
 
 def _map_parts(kind: str) -> tuple[str, str]:
@@ -925,27 +1261,57 @@ def _map_parts(kind: str) -> tuple[str, str]:
     return ":".join(parts[:key_len]), ":".join(parts[key_len:])
 
 
+# Kinds a `let` step, an outcome's value or a joined name may hold.
+def _value_kinds(declared: Declared) -> list[str]:
+    return ["int", "int", "num", "bool"] + [f"enum:{e}" for e in sorted(declared.enums)]
+
+
 def simple_step(draw: Any, declared: Declared, env: dict[str, str], indent: str) -> str:
-    """A `roll`, `let`, `choose`, `set` or `add` step (binds names into `env`)."""
-    parties = _vars(env, "party")
-    kinds = ["roll", "let", "let"] + (["choose", "change", "change"] if parties else [])
+    """A `roll`, `let`, `choose`, `set` or `add` step (binds names into `env`): a `let` may
+    name a combatant (`let loser = if … then a else b`), a list, or a value an outcome of
+    the procedure's `outcomes:` block carries."""
+    parties = _parties(env)
+    schema = declared.current.schema if declared.current else None
+    carried = sorted({v: k for o in (schema or {}).values() for v, k in o.items()}.items())
+    kinds = ["roll", "let", "let", "list"] + \
+        (["choose", "change", "change", "party"] if parties else []) + \
+        (["value", "value"] if carried else [])
     step = _one(draw, kinds)
     if step == "roll":
         name = declared.fresh(draw, "r")
         text = f"roll {name} = {expression(draw, declared, env, 'dice', 2)}"
         env[name] = "int"
     elif step == "let":
-        kind = _one(draw, ["int", "num", "bool"] + [f"enum:{e}" for e in declared.enums])
+        kind = _one(draw, _value_kinds(declared))
         name = declared.fresh(draw, "v")
         text = f"let {name} = {expression(draw, declared, env, kind, 2)}"
         env[name] = kind
+    elif step == "list":
+        kind = "list:" + _one(draw, ["int"] + [f"enum:{e}" for e in sorted(declared.enums)])
+        name = declared.fresh(draw, "xs")
+        text = f"let {name} = {expression(draw, declared, env, kind, 2)}"
+        env[name] = kind
+    elif step == "value":
+        name, kind = _one(draw, carried)
+        text = f"let {name} = {expression(draw, declared, env, kind, 2)}"
+        env[name] = kind
+    elif step == "party":
+        party = _one(draw, parties)
+        name = declared.fresh(draw, "who")
+        text = f"let {name} = {expression(draw, declared, env, env[party], 2)}"
+        env[name] = env[party]
     elif step == "choose":
         name, party = declared.fresh(draw, "pick"), _one(draw, parties)
-        if declared.enums and _int(draw, 0, 1):
+        how = _int(draw, 0, 2)
+        if declared.enums and how == 0:
             enum = _one(draw, sorted(declared.enums))
             default = _one(draw, declared.enums[enum])
             text = f'choose {name} by {party} from {enum} default "{default}"'
             env[name] = f"enum:{enum}"
+        elif how == 1:
+            high = _int(draw, 1, 6)
+            text = f"choose {name} by {party} from 1..{high} default {_int(draw, 1, high)}"
+            env[name] = "int"
         else:
             options = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4, unique=True))
             text = (f"choose {name} by {party} from [{', '.join(map(str, options))}] "
@@ -957,10 +1323,15 @@ def simple_step(draw: Any, declared: Declared, env: dict[str, str], indent: str)
 
 
 def _change(draw: Any, declared: Declared, env: dict[str, str], party: str) -> str:
-    """`set PARTY.FIELD[...] = EXPR` or `add EXPR to PARTY.FIELD[...]`."""
-    field = _one(draw, sorted(declared.state))
-    kind = declared.state[field]
+    """`set PARTY.FIELD[...] = EXPR` or `add EXPR to PARTY.FIELD[...]` (a held combatant is
+    set to a party of its model: `set r.mount = h`)."""
+    state = declared.models[env[party][6:]].state
+    fields = [f for f, k in state.items() if not k.startswith("party:") or _vars(env, k)]
+    field = _one(draw, sorted(fields))
+    kind = state[field]
     target = f"{party}.{field}"
+    if kind.startswith("party:"):
+        return f"set {target} = {_one(draw, _vars(env, kind))}"
     if kind.startswith("map:"):
         key, kind = _map_parts(kind)
         target += f"[{expression(draw, declared, env, key, 1)}]"
@@ -970,13 +1341,33 @@ def _change(draw: Any, declared: Declared, env: dict[str, str], party: str) -> s
     return f"set {target} = {value}" if _int(draw, 0, 1) else f"add {value} to {target}"
 
 
-def outcome_step(draw: Any, declared: Declared, env: dict[str, str], indent: str) -> str:
-    """`outcome NAME "Title" with (k = v, ...)`."""
-    name = _one(draw, ["hit", "miss", "done", "class", declared.fresh(draw, "o")])
+def outcome_step(draw: Any, declared: Declared, env: dict[str, str], indent: str,
+                 name: str | None = None) -> str:
+    """`outcome NAME "Title" with (k = v, ...)`. Under an `outcomes:` block, one of its
+    outcomes, each value given or (when a value of its name is set) filled from it."""
+    proc = declared.current
     values = []
-    for _ in range(_int(draw, 0, 3)):
-        kind = _one(draw, ["int", "num", "bool"] + sorted(set(env.values()) - {"party"}))
-        values.append(f"{declared.fresh(draw, 'k')} = {expression(draw, declared, env, kind, 1)}")
+    if proc is not None and proc.schema:
+        if name is None:
+            name = _one(draw, sorted(proc.schema))
+        for value, kind in proc.schema[name].items():
+            if env.get(value) == kind and _int(draw, 0, 3):
+                continue  # filled from the value of the same name
+            if _int(draw, 0, 99) == 50:
+                continue  # nothing to fill it with, most likely: a compile error
+            values.append(f"{value} = {expression(draw, declared, env, kind, 1)}")
+        proc.outcomes[name] = dict(proc.schema[name])
+    else:
+        name = name or _one(draw, ["hit", "miss", "done", "class", declared.fresh(draw, "o")])
+        kinds = _value_kinds(declared) + sorted(
+            {k for k in env.values() if not k.startswith(("party:", "call:", "list:party:"))})
+        given = {}
+        for _ in range(_int(draw, 0, 3)):
+            value, kind = declared.fresh(draw, "k"), _one(draw, kinds)
+            given[value] = kind
+            values.append(f"{value} = {expression(draw, declared, env, kind, 1)}")
+        if proc is not None:
+            proc.outcomes.setdefault(name, {}).update(given)
     if not values:
         return f"{indent}outcome {name}{_title(draw)}\n"
     if len(values) == 1 and _int(draw, 0, 1):
@@ -984,11 +1375,113 @@ def outcome_step(draw: Any, declared: Declared, env: dict[str, str], indent: str
     return f"{indent}outcome {name}{_title(draw)} with ({', '.join(values)})\n"
 
 
+def _callees(declared: Declared, env: dict[str, str]) -> list[Proc]:
+    """The procedures declared above that a call here can give every argument."""
+    return [p for p in declared.procedures
+            if all(_vars(env, k) or (k.startswith("list:party:") and _vars(env, k[5:]))
+                   for _, _, k in p.params if k.startswith(("party:", "list:party:")))]
+
+
+def call_step(draw: Any, declared: Declared, env: dict[str, str], indent: str) -> str:
+    """`call NAME = PROCEDURE(args)`: an earlier procedure (so never a circle); NAME is then
+    what it came to, compared with its outcomes and read by its values."""
+    callees = _callees(declared, env)
+    if not callees:
+        return simple_step(draw, declared, env, indent)
+    proc = _one(draw, callees)
+    args = []
+    for param, written, kind in proc.params:
+        if kind.startswith("list:party:") and not _vars(env, kind):
+            arg = "[" + ", ".join(draw(st.lists(st.sampled_from(_vars(env, kind[5:])),
+                                                min_size=1, max_size=3))) + "]"
+        elif kind.startswith("party:") or kind.startswith("list:party:"):
+            arg = _one(draw, _vars(env, kind))
+        else:
+            arg = _argument(draw, lambda k, d=1: expression(draw, declared, env, k, d),
+                            (written, kind))
+        args.append(arg)
+    if args and _int(draw, 0, 3) == 0:  # named arguments, in another order
+        named = [f"{p} = {a}" for (p, _, _), a in zip(proc.params, args)]
+        args = list(draw(st.permutations(named)))
+    name = declared.fresh(draw, "c")
+    env[name] = f"call:{proc.name}"
+    return f"{indent}call {name} = {proc.name}({', '.join(args)})\n"
+
+
+def for_step(draw: Any, declared: Declared, env: dict[str, str], indent: str,
+             depth: int) -> str:
+    """`for each NAME in COLLECTION:` — over a list, a range, an enum, a map's keys, a table
+    by name, or combatants (changing each); sometimes adding up into a name set before it."""
+    inner = indent + _one(draw, ["  ", "    "])
+    options = _collections(draw, declared, env)
+    fighters = [o for o in options if o[0].startswith("party:")]
+    item, collection = _one(draw, fighters if fighters and _int(draw, 0, 1) else options)
+    var = declared.fresh(draw, "x")
+    inside = {**env, var: item}
+    text, body = "", ""
+    if _int(draw, 0, 2) == 0:
+        total = declared.fresh(draw, "total")
+        text += f"{indent}let {total} = 0\n"
+        more = _wrap(expression(draw, declared, inside, "int", 1))
+        body += f"{inner}let {total} = {total} + {more}\n"
+        env[total] = inside[total] = "int"
+    if item.startswith("party:"):
+        body += f"{inner}{_change(draw, declared, inside, var)}\n"
+    body += block(draw, declared, inside, inner, depth, ends=False)
+    if _int(draw, 0, 5) == 0:
+        body += _exit(draw, declared, inside, inner)
+    if _int(draw, 0, 30) == 15:  # names set only in the loop read after it: a compile error
+        env.update({n: k for n, k in inside.items() if n != var})
+    return f"{text}{indent}for each {var} in {collection()}:\n{body}"
+
+
+def repeat_step(draw: Any, declared: Declared, env: dict[str, str], indent: str,
+                depth: int) -> str:
+    """`repeat until COND, at most N times:` and maybe `at the cap:`; the block runs at least
+    once, so what it sets is set after it."""
+    inner = indent + _one(draw, ["  ", "    "])
+    inside = dict(env)
+    body = ""
+    if _int(draw, 0, 1):
+        roll = declared.fresh(draw, "r")
+        body += f"{inner}roll {roll} = {_one(draw, DICE)}\n"
+        inside[roll] = "int"
+    body += block(draw, declared, inside, inner, depth, ends=False)
+    if _int(draw, 0, 5) == 0:
+        body += _exit(draw, declared, inside, inner)
+    until = expression(draw, declared, inside, "bool", 2)
+    cap = str(_int(draw, 1, 5)) if _int(draw, 0, 5) else \
+        _wrap(expression(draw, declared, env, "int", 1))
+    text = f"{indent}repeat until {until}, at most {cap} times:\n{body}"
+    if _int(draw, 0, 2):
+        text += f"{indent}at the cap:\n"
+        text += block(draw, declared, dict(inside), inner, depth, ends=bool(_int(draw, 0, 1)))
+    env.update(inside)
+    return text
+
+
+def _exit(draw: Any, declared: Declared, env: dict[str, str], indent: str) -> str:
+    """`if COND:` and an outcome, without an `else` (an early way out of a loop)."""
+    return (f"{indent}if {expression(draw, declared, env, 'bool', 1)}:\n"
+            + outcome_step(draw, declared, dict(env), indent + "  "))
+
+
+def step(draw: Any, declared: Declared, env: dict[str, str], indent: str, depth: int) -> str:
+    """One step that does not end the procedure: mostly a simple one; a call, a loop."""
+    how = _int(draw, 0, 11)
+    if how < 2 and _callees(declared, env):
+        return call_step(draw, declared, env, indent)
+    if depth > 0 and how == 2:
+        return for_step(draw, declared, env, indent, depth - 1)
+    if depth > 0 and how == 3:
+        return repeat_step(draw, declared, env, indent, depth - 1)
+    return simple_step(draw, declared, env, indent)
+
+
 def block(draw: Any, declared: Declared, env: dict[str, str], indent: str, depth: int,
            ends: bool = True) -> str:
     """Steps at one indentation; when `ends`, every path through them reaches an outcome."""
-    text = "".join(simple_step(draw, declared, env, indent)
-                   for _ in range(_int(draw, 0, 3)))
+    text = "".join(step(draw, declared, env, indent, depth) for _ in range(_int(draw, 0, 3)))
     if depth > 0 and _int(draw, 0, 3) == 0:
         text += if_step(draw, declared, env, indent, depth - 1, ends=False)
     if not ends:
@@ -1000,49 +1493,107 @@ def block(draw: Any, declared: Declared, env: dict[str, str], indent: str, depth
 
 def if_step(draw: Any, declared: Declared, env: dict[str, str], indent: str, depth: int,
              ends: bool) -> str:
-    """`if C:` block, `else if C:` blocks, `else:` block (always there when it must end)."""
+    """`if C:` block, `else if C:` blocks, `else:` block (always there when it must end).
+    A name may be set in every branch (then read after), or set to `none` first and in some
+    branches; rarely set in some branches only and read after all (a compile error)."""
     inner = indent + _one(draw, ["  ", "    "])
-    text = ""
-    for i in range(_int(draw, 1, 3)):
-        word = "if" if i == 0 else "else if"
-        text += f"{indent}{word} {expression(draw, declared, env, 'bool', 2)}:\n"
-        text += block(draw, declared, dict(env), inner, depth, ends)
-    if ends or _int(draw, 0, 1):
-        text += f"{indent}else:\n" + block(draw, declared, dict(env), inner, depth, ends)
+    joined, how, text = None, "", ""
+    if not ends and _int(draw, 0, 2) == 0:
+        joined, kind = declared.fresh(draw, "j"), _one(draw, _value_kinds(declared))
+        how = _one(draw, ["every", "every", "none", "none"] + ["some"] * (_int(draw, 0, 9) == 5))
+        if how == "none":
+            text += f"{indent}let {joined} = none\n"
+    arms = _int(draw, 1, 3)
+    otherwise = ends or how == "every" or _int(draw, 0, 1)
+    for i in range(arms + otherwise):
+        if i < arms:
+            word = "if" if i == 0 else "else if"
+            text += f"{indent}{word} {expression(draw, declared, env, 'bool', 2)}:\n"
+        else:
+            text += f"{indent}else:\n"
+        branch = dict(env)
+        text += block(draw, declared, branch, inner, depth, ends)
+        if joined and not (how == "some" and i == 0) and (how != "none" or _int(draw, 0, 2)):
+            text += f"{inner}let {joined} = {expression(draw, declared, branch, kind, 1)}\n"
+    if joined:
+        env[joined] = kind
     return text
+
+
+def _outcomes_block(draw: Any, declared: Declared, proc: Proc) -> str:
+    """`outcomes:` with `all with …` and `NAME "Title" with …` lines (sets `proc.schema`)."""
+    shared = {declared.fresh(draw, "k"): _one(draw, _value_kinds(declared))
+              for _ in range(_int(draw, 0, 2))}
+    names = list(dict.fromkeys(_one(draw, ["hit", "miss", "done", declared.fresh(draw, "o")])
+                               for _ in range(_int(draw, 1, 3))))
+    lines = ["  outcomes:\n"]
+    if shared:
+        lines.append(f"    all with {', '.join(shared)}\n")
+    proc.schema = {}
+    for name in names:
+        own = {declared.fresh(draw, "k"): _one(draw, _value_kinds(declared))
+               for _ in range(_one(draw, [0, 0, 1, 2]))}
+        carries = f" with {', '.join(own)}" if own else ""
+        lines.append(f"    {name}{_title(draw)}{carries}\n")
+        proc.schema[name] = {**shared, **own}
+    return "".join(lines)
 
 
 @st.composite
 def procedure_decls(draw: Any, declared: Declared) -> str:
-    """`procedure NAME "Title" (a: fighter, n: 1..6, ...):` and its steps."""
+    """`procedure NAME "Title" (a: fighter, n: 1..6, ...):`, maybe an `outcomes:` block, and
+    its steps; it may call the procedures above it."""
     name = declared.fresh(draw, "p")
     params = []
-    if declared.combatant:
-        params += [(declared.fresh(draw, "party"), declared.combatant, "party")
+    models = list(declared.models)
+    if models:
+        params += [(declared.fresh(draw, "party"), models[0], f"party:{models[0]}")
                    for _ in range(_int(draw, 1, 2))]
+        if len(models) > 1 and _int(draw, 0, 1):
+            params.append((declared.fresh(draw, "steed"), models[1], f"party:{models[1]}"))
+        if _int(draw, 0, 3) == 0:
+            params.append((declared.fresh(draw, "band"), f"list {models[0]}",
+                           f"list:party:{models[0]}"))
+        stats = declared.models[models[0]].by_enum
+        if stats and _int(draw, 0, 1):  # `defender[against]`
+            params.append((declared.fresh(draw, "against"), stats, f"enum:{stats}"))
     params += [(declared.fresh(draw, "n"), written, kind)
                for written, kind in _param_types(draw, declared, _int(draw, 0, 2))]
+    proc = Proc(name, params)
+    declared.current = proc
     env = {p: kind for p, _, kind in params}
+    head = _outcomes_block(draw, declared, proc) if _int(draw, 0, 2) == 0 else ""
     body = block(draw, declared, env, "  ", 2)
+    guards = ""
+    if proc.schema:  # every declared outcome must be reached by some step
+        for outcome in [o for o in proc.schema if o not in proc.outcomes]:
+            first = {p: kind for p, _, kind in params}
+            guards += f"  if {expression(draw, declared, first, 'bool', 1)}:\n"
+            guards += outcome_step(draw, declared, first, "    ", outcome)
+    declared.current = None
+    declared.procedures.append(proc)
     signature = ", ".join(f"{p}: {t}" for p, t, _ in params)
-    return f"procedure {name}{_title(draw)} ({signature}):\n{body}"
+    return f"procedure {name}{_title(draw)} ({signature}):\n{head}{guards}{body}"
 
 
 def program(draw: Any) -> tuple[str, Declared]:
-    """A whole rule file (rule `start`): rulebook, enums, tables, formulas, a combatant and
-    procedures; declared in dependency order, or shuffled (the language allows any order)."""
+    """A whole rule file (rule `start`): rulebook, enums, notations, tables, formulas,
+    combatant models and procedures; declared in dependency order, or shuffled (the language
+    allows any order)."""
     declared = Declared()
     head = f"rulebook {declared.fresh(draw, 'book')}{_title(draw)}\n"
     if _int(draw, 0, 1):
         head += '  source: "generated"\n  clock: "tenths"\n'
     parts = [draw(enum_decls(declared)) for _ in range(_int(draw, 0, 3))]
-    tables = [record_tables, cross_tables, cross_tables, inverted_tables, given_tables,
-              pair_tables]
+    if _int(draw, 0, 2) == 0:
+        parts.append(draw(notation_decls(declared)))
+    tables = [record_tables, record_tables, cross_tables, cross_tables, inverted_tables,
+              given_tables, pair_tables, across_tables]
     parts += [draw(_one(draw, tables)(declared)) for _ in range(_int(draw, 0, 3))]
     parts += [draw(formula_decls(declared)) for _ in range(_int(draw, 0, 3))]
     if _int(draw, 0, 2):
         parts.append(draw(combatant_decls(declared)))
-    parts += [draw(procedure_decls(declared)) for _ in range(_one(draw, [0, 1, 1, 2]))]
+    parts += [draw(procedure_decls(declared)) for _ in range(_one(draw, [0, 1, 1, 2, 2, 3]))]
     if _int(draw, 0, 4) == 0:
         parts = list(draw(st.permutations(parts)))
     blank = _one(draw, ["", "\n"])
@@ -1088,6 +1639,9 @@ expressions = st.composite(expression)
 simple_steps = st.composite(simple_step)
 outcome_steps = st.composite(outcome_step)
 if_steps = st.composite(if_step)
+call_steps = st.composite(call_step)
+for_steps = st.composite(for_step)
+repeat_steps = st.composite(repeat_step)
 blocks = st.composite(block)
 
 
@@ -1127,26 +1681,39 @@ def _given(data: Any, params: Any, rb: Any, label: str) -> dict[str, Any] | None
     for p in params:
         if p.has_default and data.draw(st.booleans(), label=f"{label}: default {p.name}"):
             continue
-        if p.type.kind == "combatant":
-            spec = data.draw(combatant_specs(rb.combatant_model), label=f"{label}: {p.name}")
-            made = rule_errors_only(lambda: rb.combatant(**spec))
-            if isinstance(made, rulecraft.RulecraftError):
-                return None
-            args[p.name] = made
-        else:
-            args[p.name] = data.draw(values_for(p.type), label=f"{label}: {p.name}")
+        try:
+            args[p.name] = _made(data, p.type, rb, f"{label}: {p.name}")
+        except _Unmade:
+            return None
     return args
 
 
-@st.composite
-def combatant_specs(draw: Any, model: Any) -> dict[str, Any]:
-    """Keyword arguments for `rb.combatant`: every field without a default, some with one."""
-    spec = {}
-    for f in model.fields:
-        if f.role == "derived" or (f.has_default and draw(st.booleans())):
-            continue
-        spec[f.name] = draw(values_for(f.type))
-    return spec
+class _Unmade(Exception):
+    """A combatant's model refused the figures drawn for it (a rule error), or has none."""
+
+
+def _made(data: Any, vt: Any, rb: Any, label: str, depth: int = 0) -> Any:
+    """A value of type `vt`: a combatant is built by its model (`combatant_models[...]`) from
+    every field without a default and some with one, a combatant it holds built first; a list
+    of combatants holds a few."""
+    if vt.kind == "combatant":
+        model = (getattr(rb, "combatant_models", None) or {}).get(vt.text)
+        if model is None or depth > 3:
+            raise _Unmade(vt.text)
+        spec = {}
+        for f in model.fields:
+            if f.role == "derived" or f.type is None or (
+                    f.has_default and data.draw(st.booleans(), label=f"{label}: default")):
+                continue
+            spec[f.name] = _made(data, f.type, rb, f"{label}.{f.name}", depth + 1)
+        made = rule_errors_only(lambda: model.build(**spec))
+        if isinstance(made, rulecraft.RulecraftError):
+            raise _Unmade(str(made))
+        return made
+    if vt.kind == "list" and vt.item is not None and vt.item.kind == "combatant":
+        size = data.draw(st.integers(0, 3), label=f"{label}: how many")
+        return [_made(data, vt.item, rb, label, depth + 1) for _ in range(size)]
+    return data.draw(values_for(vt), label=label)
 
 
 SMALL_ODDS = dict(enumeration_paths=300, enumeration_work=30_000, distribution_work=100_000,

@@ -24,6 +24,7 @@ damaged, unusual or merely unlucky files and calls.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections import Counter
 from datetime import timedelta
@@ -164,18 +165,26 @@ def test_generated_programs_raise_only_rule_errors(case, data):
     _tally("programs", check_program(text, queries, data))
 
 
+# What a compiled program's text shows it uses: a call, a loop, an `outcomes:` block.
+CONSTRUCTS = {"calls": re.compile(r"^ +call \w+ = \w+\(", re.M),
+              "loops": re.compile(r"^ +(for each \w+ in |repeat until )", re.M),
+              "outcomes blocks": re.compile(r"^ +outcomes:$", re.M)}
+
+
 def test_most_generated_programs_compile_and_use_every_construct():
     """The generator is useful only if what it writes compiles and runs: most programs must
-    compile, and among them formulas, tables, a combatant and procedures must all occur."""
+    compile, and among them formulas, tables, a combatant, procedures, choices, calls, loops
+    and `outcomes:` blocks must all occur."""
     seen: Counter[str] = Counter()
 
-    @settings(settings.get_profile("rulecraft-fuzz-short"), max_examples=40)
+    # No shrinking: this counts what the generator writes (a crash is reported as it is).
+    @settings(settings.get_profile("rulecraft-fuzz-short"), max_examples=40,
+              phases=(Phase.explicit, Phase.generate))
     @given(text=programs())
     def collect(text):
         seen["programs"] += 1
-        try:
-            rb = rulecraft.compile(text, filename="generated.rules")
-        except rulecraft.RulecraftError:
+        rb = compiled_or_positioned_error(lambda: rulecraft.compile(text, "generated.rules"))
+        if not isinstance(rb, rulecraft.Rulebook):
             return
         seen["compiled"] += 1
         seen["formulas"] += bool(rb.formulas)
@@ -183,10 +192,12 @@ def test_most_generated_programs_compile_and_use_every_construct():
         seen["combatants"] += rb.combatant_model is not None
         seen["procedures"] += bool(rb.procedures)
         seen["choices"] += any(p.choice_names for p in rb.procedures.values())
+        for construct, pattern in CONSTRUCTS.items():
+            seen[construct] += bool(pattern.search(text))
 
     collect()
     assert seen["compiled"] >= 0.7 * seen["programs"], seen
-    for construct in ("formulas", "tables", "combatants", "procedures", "choices"):
+    for construct in ("formulas", "tables", "combatants", "procedures", "choices", *CONSTRUCTS):
         assert seen[construct] >= 3, (construct, seen)
 
 

@@ -60,9 +60,12 @@ def _roll_lines():
     """Line numbers of every `roll NAME =` step, read from the rule file's text."""
     text = (resources.files("rulecraft.rulebooks") / "ringing_steel.rules").read_text("utf-8")
     lines = {}
+    in_procedure = False
     for number, line in enumerate(text.splitlines(), start=1):
+        if line[:1].isalpha():  # a declaration: only procedures' rolls are the blow's
+            in_procedure = line.startswith("procedure ")
         stripped = line.strip()
-        if stripped.startswith("roll "):
+        if in_procedure and stripped.startswith("roll "):
             lines.setdefault(stripped.split()[1], []).append(number)
     return lines
 

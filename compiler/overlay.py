@@ -1,0 +1,408 @@
+"""House rules over a base: `extends` reads the base and applies the house file's changes.
+
+A house file names its base (`extends rq3_core`) and then only what it changes, each change
+naming its target (as Catala's exceptions name the rule they override): `replace formula …`,
+`amend table …` (rows, cells, columns), `amend procedure …` (steps replaced, inserted or removed
+at a named place), `amend enum …`, `amend combatant …`, `remove formula …`. New rules are written
+as in any rule file. The result is one syntax tree, compiled like any other; every rule keeps the
+span of the file it was written in, so an error shows the right file and line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from rulecraft.dsl import syntax as s
+from rulecraft.dsl.parser import parse
+from rulecraft.runtime.errors import (CycleError, RulecraftError, RulecraftErrors, Sources, Span,
+                                      TableError, UnknownNameError)
+from rulecraft.runtime.limits import Limits
+from rulecraft.runtime.rulebook import Origin
+
+# (the base as the house file writes it, the house file's name) -> (the base's text, its name)
+Loader = Callable[[str, str], tuple[str, str]]
+
+KINDS: dict[type, str] = {s.EnumDecl: "enum", s.TableDecl: "table", s.FormulaDecl: "formula",
+                          s.CombatantDecl: "combatant", s.ProcedureDecl: "procedure",
+                          s.NotationDecl: "notation", s.ReferenceDecl: "reference"}
+HOUSE_ONLY = (s.ReplaceDecl, s.AmendDecl, s.RemoveDecl)
+
+
+@attrs.define
+class Overlaid:
+    """A house file merged over its base chain."""
+
+    tree: s.File  # every rule, base and house, as one file
+    base: tuple[str, str, str] | None  # (as written, text, file name) of the direct base
+    origins: dict[str, Origin]
+
+
+def overlay(tree: s.File, loader: Loader | None, limits: Limits,
+            chain: tuple[str, ...] = ()) -> Overlaid:
+    """The house tree with its base's rules under it; a tree without `extends` as it is."""
+    extends = [d for d in tree.declarations if isinstance(d, s.ExtendsDecl)]
+    errors: list[RulecraftError] = []
+    if not extends:
+        for d in tree.declarations:
+            if isinstance(d, HOUSE_ONLY):
+                errors.append(UnknownNameError(
+                    f"{_what(d)} changes a rule of a base, but this file names none: write "
+                    "`extends NAME` (a built-in rulebook or a path) after its `rulebook` line",
+                    d.span, tree.source))
+        _raise(errors)
+        return Overlaid(tree, None, {})
+    for extra in extends[1:]:
+        errors.append(RulecraftError("a rulebook extends one base (a base may extend another)",
+                                     extra.span, tree.source))
+    _raise(errors)
+    ext = extends[0]
+    if loader is None:
+        raise RulecraftError(f"extends {ext.base}: this rulebook was given as text, with no way "
+                             "to read its base; load it from a file or by name", ext.span,
+                             tree.source)
+    try:
+        text, filename = loader(ext.base, tree.filename)
+    except RulecraftError as err:
+        raise RulecraftError(f"cannot read the base {ext.base!r}: {err.message}", ext.span,
+                             tree.source) from None
+    if filename in chain + (tree.filename,):
+        circle = " extends ".join(chain + (tree.filename, filename))
+        raise CycleError(f"these rulebooks extend each other in a circle: {circle}", ext.span,
+                         tree.source)
+    base_tree = parse(text, filename, limits)
+    base = overlay(base_tree, loader, limits, chain + (tree.filename,))
+    merged, origins = _Merge(base.tree, tree).run()
+    files = dict(base.tree.source.files) if isinstance(base.tree.source, Sources) else {}
+    files[base.tree.filename] = str(base.tree.source)
+    source = Sources(tree.source, files)
+    for name, origin in base.origins.items():  # a rule the base changed over its own base
+        origins.setdefault(name, origin)
+    return Overlaid(s.File(tree.filename, source, merged, tree.trailing_comments),
+                    (ext.base, text, filename), origins)
+
+
+def _what(d: Any) -> str:
+    if isinstance(d, s.ReplaceDecl):
+        return f"replace {KINDS.get(type(d.decl), 'rule')} {d.decl.name}"
+    return f"{'amend' if isinstance(d, s.AmendDecl) else 'remove'} {d.kind} {d.name}"
+
+
+def _raise(errors: list[RulecraftError]) -> None:
+    if errors:
+        raise errors[0] if len(errors) == 1 else RulecraftErrors(errors)
+
+
+class _Merge:
+    """Applies a house file's declarations to its (already merged) base, in order."""
+
+    def __init__(self, base: s.File, house: s.File) -> None:
+        self.base = base
+        self.house = house
+        self.errors: list[RulecraftError] = []
+        self.rules: dict[str, Any] = {}  # name -> declaration, base order then house additions
+        self.header: s.RulebookDecl | None = None
+        for d in base.declarations:
+            if isinstance(d, s.RulebookDecl):
+                self.header = d
+            else:
+                self.rules[d.name] = d
+        self.origins: dict[str, Origin] = {}
+
+    def run(self) -> tuple[tuple[Any, ...], dict[str, Origin]]:
+        for d in self.house.declarations:
+            if isinstance(d, s.RulebookDecl):
+                self.header = d
+            elif isinstance(d, s.ReplaceDecl):
+                target = self._target(KINDS.get(type(d.decl), "rule"), d.decl.name, d.span)
+                if target is not None:
+                    self.rules[d.name] = d.decl
+                    self._changed(d.name, d.decl.span, target)
+            elif isinstance(d, s.RemoveDecl):
+                target = self._target(d.kind, d.name, d.span)
+                if target is not None:
+                    del self.rules[d.name]
+                    self.origins[d.name] = Origin("removed", d.span, target.span)
+            elif isinstance(d, s.AmendDecl):
+                target = self._target(d.kind, d.name, d.span)
+                if target is not None:
+                    amended = _AMEND[d.kind](self, target, d)
+                    if amended is not None:
+                        self.rules[d.name] = amended
+                        self._changed(d.name, d.span, target)
+            elif not isinstance(d, s.ExtendsDecl):
+                self._added(d)
+        _raise(self.errors)
+        header = (self.header,) if self.header is not None else ()
+        return header + tuple(self.rules.values()), self.origins
+
+    # -- targets ------------------------------------------------------------------------------
+    def _target(self, kind: str, name: str, span: Span) -> Any:
+        """The base's rule a change names: it must exist and be of the kind named."""
+        found = self.rules.get(name)
+        if found is None:
+            same = [n for n, d in self.rules.items() if KINDS.get(type(d)) == kind]
+            close = difflib.get_close_matches(name, same, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            self.error(UnknownNameError, f"the base {self.base.filename} has no {kind} {name!r}"
+                       f"{hint}", span)
+            return None
+        if KINDS.get(type(found)) != kind:
+            self.error(RulecraftError, f"{name} is a {KINDS.get(type(found))} in the base "
+                       f"({found.span}), not a {kind}", span)
+            return None
+        return found
+
+    def _changed(self, name: str, span: Span, target: Any) -> None:
+        before = self.origins.get(name)
+        base_span = before.base if before is not None and before.base is not None else target.span
+        status = "added" if before is not None and before.status == "added" else "changed"
+        self.origins[name] = Origin(status, span, base_span)
+
+    def _added(self, d: Any) -> None:
+        existing = self.rules.get(d.name)
+        if existing is not None:
+            kind = KINDS.get(type(existing), "rule")
+            self.error(RulecraftError, f"{d.name} is already a {kind} of the base "
+                       f"({existing.span}): write `replace {kind} {d.name} …` to change it, "
+                       "or give the new rule a name of its own", d.span)
+            return
+        self.rules[d.name] = d
+        self.origins[d.name] = Origin("added", d.span, None)
+
+    def error(self, kind: type[RulecraftError], message: str, span: Span) -> None:
+        self.errors.append(kind(message, span, self.house.source))
+
+    # -- tables -------------------------------------------------------------------------------
+    def amend_table(self, table: s.TableDecl, amend: s.AmendDecl) -> s.TableDecl | None:
+        grid = _Grid.of(table)
+        for edit in amend.edits:
+            cells = [text for text, _ in edit.row.cells()]
+            problem = getattr(grid, edit.op)(cells, edit.row)
+            if problem:
+                self.error(TableError, f"{table.name}: {problem}", edit.row.span)
+        return attrs.evolve(table, rows=grid.rows())
+
+    # -- procedures ---------------------------------------------------------------------------
+    def amend_procedure(self, proc: s.ProcedureDecl, amend: s.AmendDecl) -> s.ProcedureDecl:
+        steps = proc.steps
+        for edit in amend.edits:
+            found = _find(steps, edit.ref)
+            if len(found) != 1:
+                self._step_problem(proc, steps, edit.ref, found)
+                continue
+            target = found[0]
+            if edit.op == "replace":
+                steps = _splice(steps, target, edit.steps)
+            elif edit.op == "insert_before":
+                steps = _splice(steps, target, edit.steps + (target,))
+            elif edit.op == "insert_after":
+                steps = _splice(steps, target, (target,) + edit.steps)
+            else:
+                steps = _splice(steps, target, ())
+        return attrs.evolve(proc, steps=steps)
+
+    def _step_problem(self, proc: s.ProcedureDecl, steps: tuple[Any, ...], ref: s.StepRef,
+                      found: list[Any]) -> None:
+        if found:
+            lines = ", ".join(str(st.span.line) for st in found)
+            self.error(RulecraftError, f"{ref} is written {len(found)} times in procedure "
+                       f"{proc.name} (lines {lines}): name the one you mean in the base with "
+                       "`step NAME:`", ref.span)
+            return
+        places = [f"{k} {n}" for k, n in _places(steps)]
+        close = difflib.get_close_matches(str(ref), places, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.error(UnknownNameError, f"procedure {proc.name} has no step {ref}{hint}", ref.span)
+
+    # -- enums and combatants -----------------------------------------------------------------
+    def amend_enum(self, enum: s.EnumDecl, amend: s.AmendDecl) -> s.EnumDecl:
+        names = {m.name for m in enum.members}
+        added = []
+        for member in amend.edits:
+            if member.name in names:
+                self.error(RulecraftError, f"{member.name!r} is already a member of {enum.name}",
+                           member.span)
+            names.add(member.name)
+            added.append(member)
+        return attrs.evolve(enum, members=enum.members + tuple(added))
+
+    def amend_combatant(self, model: s.CombatantDecl, amend: s.AmendDecl) -> s.CombatantDecl:
+        fields = list(model.fields)
+        for edit in amend.edits:
+            at = next((i for i, f in enumerate(fields) if f.name == edit.name), None)
+            if edit.op == "add":
+                if at is not None:
+                    self.error(RulecraftError, f"{model.name} already has {edit.name} (line "
+                               f"{fields[at].span.line} of the base): write `replace` before it "
+                               "to change it", edit.span)
+                    continue
+                fields.append(edit.field)
+            elif at is None:
+                close = difflib.get_close_matches(edit.name, [f.name for f in fields], n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                self.error(UnknownNameError, f"{model.name} has no field {edit.name!r}{hint}",
+                           edit.span)
+            elif edit.op == "replace":
+                fields[at] = edit.field
+            else:
+                del fields[at]
+        return attrs.evolve(model, fields=tuple(fields))
+
+
+_AMEND: dict[str, Callable[[_Merge, Any, s.AmendDecl], Any]] = {
+    "table": _Merge.amend_table, "procedure": _Merge.amend_procedure,
+    "enum": _Merge.amend_enum, "combatant": _Merge.amend_combatant,
+}
+
+
+@attrs.define
+class _Grid:
+    """A table as printed rows of cell texts, addressed by the key cells at the left of a row
+    and by the header's labels: what a house rule changes, before the table is read."""
+
+    header: list[str]
+    header_line: s.RowLine
+    body: list[tuple[list[str], s.RowLine]]  # each row's cells and where it was written
+    keys: int  # how many cells at the left of a row address it
+
+    @classmethod
+    def of(cls, table: s.TableDecl) -> _Grid:
+        printed = [r for r in table.rows if not r.is_rule]
+        header = printed[0]
+        grid = len(table.keys) >= 2 and table.cell_type is not None
+        inverted = any(k.in_cells for k in table.keys)
+        keys = 1 if inverted else (len(table.keys) - 1 if grid else len(table.keys))
+        return cls([t for t, _ in header.cells()], header,
+                   [([t for t, _ in r.cells()], r) for r in printed[1:]], max(1, keys))
+
+    def rows(self) -> tuple[s.RowLine, ...]:
+        return (_line(self.header, self.header_line),) + tuple(
+            _line(cells, where) for cells, where in self.body)
+
+    def _row(self, key: list[str]) -> int | None:
+        return next((i for i, (cells, _) in enumerate(self.body) if cells[:self.keys] == key),
+                    None)
+
+    def _no_row(self, key: list[str]) -> str:
+        known = [" | ".join(cells[:self.keys]) for cells, _ in self.body]
+        close = difflib.get_close_matches(" | ".join(key), known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"no row {' | '.join(key)!r}{hint}"
+
+    def _column(self, label: str) -> int | str:
+        if label in self.header[self.keys:]:
+            return self.header.index(label, self.keys)
+        close = difflib.get_close_matches(label, self.header[self.keys:], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"no column {label!r}{hint}"
+
+    # Each edit returns a problem to report, or "" when done.
+    def row(self, cells: list[str], where: s.RowLine) -> str:
+        at = self._row(cells[:self.keys])
+        if at is None:
+            self.body.append((cells, where))
+        else:
+            self.body[at] = (cells, where)
+        return ""
+
+    def remove_row(self, cells: list[str], where: s.RowLine) -> str:
+        at = self._row(cells[:self.keys])
+        if at is None:
+            return self._no_row(cells[:self.keys])
+        del self.body[at]
+        return ""
+
+    def cell(self, cells: list[str], where: s.RowLine) -> str:
+        if len(cells) != self.keys + 2:
+            return (f"a cell is named by {self.keys} key cell(s), then its column, then its new "
+                    f"text: | {' | '.join(['key'] * self.keys)} | column | text |")
+        key, label, text = cells[:self.keys], cells[self.keys], cells[self.keys + 1]
+        at = self._row(key)
+        if at is None:
+            return self._no_row(key)
+        column = self._column(label)
+        if isinstance(column, str):
+            return column
+        row, _ = self.body[at]
+        row = row + [""] * (len(self.header) - len(row))
+        row[column] = text
+        self.body[at] = (row, where)
+        return ""
+
+    def add_column(self, cells: list[str], where: s.RowLine) -> str:
+        if len(cells) != 1:
+            return "add column names one column: | Label |"
+        if cells[0] in self.header:
+            return f"there is already a column {cells[0]!r}"
+        self.header.append(cells[0])
+        self.body = [(row + [""], line) for row, line in self.body]
+        return ""
+
+    def remove_column(self, cells: list[str], where: s.RowLine) -> str:
+        column = self._column(cells[0]) if len(cells) == 1 else "remove column names one column"
+        if isinstance(column, str):
+            return column
+        del self.header[column]
+        self.body = [(row[:column] + row[column + 1:], line) for row, line in self.body]
+        return ""
+
+
+def _line(cells: list[str], where: s.RowLine) -> s.RowLine:
+    """A printed row from its cells, kept where it was written (errors point there)."""
+    return attrs.evolve(where, text="| " + " | ".join(cells) + " |")
+
+
+# -- finding and splicing steps ---------------------------------------------------------------
+
+_BINDS = {"roll": s.RollStep, "let": s.LetStep, "choose": s.ChooseStep, "call": s.CallStep,
+          "step": s.NamedStep}
+
+
+def _find(steps: tuple[Any, ...], ref: s.StepRef) -> list[Any]:
+    kind = _BINDS[ref.kind]
+    found = []
+    for step in steps:
+        if isinstance(step, kind) and step.name == ref.name:
+            found.append(step)
+        for block in s.blocks(step):
+            found += _find(block, ref)
+    return found
+
+
+def _places(steps: tuple[Any, ...]) -> list[tuple[str, str]]:
+    names = {v: k for k, v in _BINDS.items()}
+    found = []
+    for step in steps:
+        if type(step) in names:
+            found.append((names[type(step)], step.name))
+        for block in s.blocks(step):
+            found += _places(block)
+    return found
+
+
+def _splice(steps: tuple[Any, ...], target: Any, new: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`steps` with `target` (wherever it is nested) replaced by `new`."""
+    out: list[Any] = []
+    for step in steps:
+        if step is target:
+            out.extend(new)
+            continue
+        if isinstance(step, s.IfStep):
+            step = attrs.evolve(
+                step, branches=tuple(attrs.evolve(b, body=_splice(b.body, target, new))
+                                     for b in step.branches),
+                otherwise=_splice(step.otherwise, target, new) if step.otherwise else None)
+        elif isinstance(step, (s.ForStep, s.NamedStep)):
+            step = attrs.evolve(step, body=_splice(step.body, target, new))
+        elif isinstance(step, s.RepeatStep):
+            step = attrs.evolve(step, body=_splice(step.body, target, new),
+                                at_cap=_splice(step.at_cap, target, new) if step.at_cap else None)
+        out.append(step)
+    return tuple(out)
+
+
+__all__ = ["Loader", "Overlaid", "overlay"]

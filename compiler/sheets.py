@@ -1,0 +1,157 @@
+"""Back end 2: reference sheets — a compiled rulebook rendered by Jinja as HTML for print or as
+Markdown for wikis and forums.
+
+Templates ship in `templates/` beside this module; a user may pass a folder of their own, whose
+`sheet.html` or `sheet.md` replaces the built-in one (and may `{% extends "builtin/sheet.html" %}`
+to change only some blocks). Every template, built-in or not, renders in Jinja's sandbox with
+escaping on: rule text holding `<script>` or `{{` is printed as text, never run. Rendering is
+deterministic: the same rulebook gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from jinja2 import (ChoiceLoader, FileSystemLoader, PrefixLoader, StrictUndefined,
+                    TemplateError, TemplateNotFound)
+from jinja2.sandbox import SandboxedEnvironment
+from markupsafe import Markup
+
+from rulecraft.runtime.errors import RulecraftError
+from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
+from rulecraft.runtime.rulebook import Rulebook
+
+from . import sheet_view
+
+FORMATS = ("html", "md")
+PAPERS = ("a4", "letter")
+TEMPLATES = Path(__file__).parent / "templates"
+# The sheet's parts, in order, with the headings the templates give them.
+SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Formulas"),
+            ("combatants", "Combatants"), ("references", "Quick reference"))
+
+
+class SheetError(RulecraftError):
+    """A sheet could not be made: an unknown format or paper, a template that fails."""
+
+
+def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
+           templates: str | os.PathLike[str] | None = None,
+           limits: Limits = DEFAULT_LIMITS) -> str:
+    """The sheet of `rb` as text: `fmt` "html" (for print, self-contained) or "md"; `paper`
+    "a4" or "letter"; `sources` prints the book's words beside each rule; `templates` a folder
+    whose `sheet.html` / `sheet.md` replace the built-in ones; `limits` bound the work of its
+    quick references."""
+    if fmt not in FORMATS:
+        raise SheetError(f"a sheet is html or md, not {fmt!r}")
+    if paper not in PAPERS:
+        raise SheetError(f"a sheet is printed on a4 or letter paper, not {paper!r}")
+    anchors = _HtmlAnchors() if fmt == "html" else _MarkdownAnchors(rb.title)
+    sheet = sheet_view.build(rb, anchors.anchor, paper, sources, limits)
+    sections = [(key, title, anchors.section(key)) for key, title in SECTIONS
+                if getattr(sheet, key)]
+    env = environment(fmt, templates)
+    try:
+        template = env.get_template(f"sheet.{fmt}")
+        return template.render(sheet=sheet, sections=sections,
+                               parts={key: (title, anchor) for key, title, anchor in sections})
+    except TemplateNotFound as err:
+        raise SheetError(f"no template {err.name!r} in {templates} or rulecraft's own") from None
+    except TemplateError as err:
+        where = f" (line {err.lineno})" if getattr(err, "lineno", None) else ""
+        raise SheetError(f"the sheet's template failed{where}: {err}") from None
+
+
+def environment(fmt: str, templates: str | os.PathLike[str] | None = None) -> SandboxedEnvironment:
+    """A sandboxed Jinja environment: the user's folder first, then the built-in templates
+    (also as `builtin/NAME`, for a user's template to extend). HTML is autoescaped; Markdown
+    escapes every value it prints (`*`, `|`, `<`, … as `\\*`, `\\|`, `\\<`)."""
+    loaders: list[Any] = []
+    if templates is not None:
+        folder = Path(templates)
+        if not folder.is_dir():
+            raise SheetError(f"the templates folder {os.fsdecode(folder)!r} is not a folder")
+        loaders.append(FileSystemLoader(os.fspath(folder)))
+    loaders += [FileSystemLoader(os.fspath(TEMPLATES)),
+                PrefixLoader({"builtin": FileSystemLoader(os.fspath(TEMPLATES))})]
+    options: dict[str, Any] = dict(loader=ChoiceLoader(loaders), undefined=StrictUndefined,
+                                   trim_blocks=True, lstrip_blocks=True,
+                                   keep_trailing_newline=True, extensions=["jinja2.ext.do"])
+    if fmt == "html":
+        env = SandboxedEnvironment(autoescape=True, **options)
+    else:
+        env = SandboxedEnvironment(autoescape=False, finalize=markdown_text, **options)
+    env.filters["css_string"] = css_string
+    env.filters["md"] = lambda value: Markup(markdown_text(value))
+    return env
+
+
+_MARKDOWN = frozenset("\\`*_[]<>|&#~$!")
+
+
+def markdown_text(value: Any) -> str:
+    """A value as Markdown text that shows as itself: every character Markdown would read as
+    markup (emphasis, links, raw HTML, table bars) escaped with a backslash; lines joined."""
+    if isinstance(value, Markup):  # a macro's Markdown, marked `|safe`: already escaped
+        return str(value)
+    text = "" if value is None else str(value)
+    text = " ".join(text.split("\n"))
+    return "".join("\\" + ch if ch in _MARKDOWN else ch for ch in text)
+
+
+def css_string(value: Any) -> Markup:
+    """A CSS string literal (for `content:` in the print stylesheet) that no text can end:
+    quotes, backslashes, `<` and anything unprintable escaped as hexadecimal."""
+    out = []
+    for ch in str(value):
+        if ch.isalnum() or ch in " .,:;!?-–—'()&/+":
+            out.append(ch if ch != "&" else "\\26 ")
+        else:
+            out.append(f"\\{ord(ch):x} ")
+    return Markup('"' + "".join(out) + '"')
+
+
+class _HtmlAnchors:
+    """Ids for HTML: `table-wounds`, `formula-skill`; a part's id is its key."""
+
+    def anchor(self, kind: str, name: str, heading: str) -> str:
+        return f"{kind}-{name}"
+
+    def section(self, key: str) -> str:
+        return key
+
+
+class _MarkdownAnchors:
+    """The anchors wikis give headings (GitHub's rule: lower case, punctuation dropped, spaces
+    as hyphens, a repeated one numbered), counted over the headings the template writes, in
+    the order it writes them: the title, Contents, then each part's heading and its rules."""
+
+    def __init__(self, title: str) -> None:
+        self.seen: dict[str, int] = {}
+        self.sections: dict[str, str] = {}
+        self.kind: str | None = None
+        self.slug(title)
+        self.slug("Contents")
+
+    def anchor(self, kind: str, name: str, heading: str) -> str:
+        if kind != self.kind:  # the first rule of a part follows the part's heading
+            self.kind = kind
+            key = kind + "s"
+            self.sections[key] = self.slug(dict(SECTIONS)[key])
+        return self.slug(heading)
+
+    def section(self, key: str) -> str:
+        return self.sections[key]
+
+    def slug(self, heading: str) -> str:
+        base = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        n = self.seen.get(base, 0)
+        self.seen[base] = n + 1
+        return base if n == 0 else f"{base}-{n}"
+
+
+__all__ = ["FORMATS", "PAPERS", "SheetError", "css_string", "environment", "markdown_text",
+           "render"]

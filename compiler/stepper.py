@@ -1,0 +1,469 @@
+"""Back end 1b: each procedure again, cut at its rolls and calls, for exact odds by states.
+
+The run form (`p_NAME`, codegen.Writer) plays one path of the dice from start to end. Exact
+odds (runtime/exact.py) need to stop at every roll and call and go on once per result, merging
+paths that reach the same point with the same values. So the same checked steps are written a
+second time, by the same visitors, cut into segments: `x_NAME_3(_ctx, _f)` takes the frame (a
+tuple of every value of the procedure), runs to the next roll, call or outcome, and returns
+what happens there:
+
+    (0, pc, frame)                           go on at segment pc (after an `if`, into a loop)
+    (4, pc, frame)                           the same, back to the start of a loop's pass
+    (1, pc, frame, slot, dice, span)         roll, the total into frame[slot], go on at pc
+    (2, pc, frame, slot, name, args, span)   call, its outcome into frame[slot], go on at pc
+    (3, outcome, frame)                      the procedure ends
+
+An `if` or a loop without a roll or call inside stays plain Python within one segment; one
+with them is cut, a loop keeping its place (`_i1`, `_n1`) in hidden slots of the frame.
+Segments are numbered in the order of the rule text, so every step forward goes to a higher
+number and only a loop's next pass goes back. What each segment reads, what it sets before
+each exit, and where each exit goes, are read off its Python with `ast`: the liveness that
+decides which values two paths must share to be merged.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import Any
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import Span
+from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, STATEMENT, Exit, Item,
+                                     Segment, Stepper)
+
+from .codegen import Writer, _blocks, _bound_names, _ends
+from .expressions import Env
+from .scope import Scope
+from .sums import fold_sums
+from .types import INT, T
+
+_FRAME = "@FRAME@"
+# Kinds whose values are hashable as they are and never hold a combatant.
+_SIMPLE_KINDS = ("int", "num", "bool", "name", "dice", "none", "nothing")
+
+
+class _Label:
+    """A segment to go to, numbered when it starts (so numbers follow the rule text)."""
+
+    __slots__ = ("pc", "number")
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.pc: int | None = None
+
+
+class StepWriter(Writer):
+    """Writes a procedure's segments with the run form's visitors, cutting where it splits."""
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(scope)
+        self._split = {s.RollStep: self.split_roll, s.CallStep: self.split_call,
+                       s.IfStep: self.split_if, s.ForStep: self.split_for,
+                       s.RepeatStep: self.split_repeat}
+        named = getattr(s, "NamedStep", None)
+        if named is not None:
+            self._split[named] = lambda step, env, depth: self.steps(step.body, env, depth)
+
+    # -- one procedure ----------------------------------------------------------------------
+    def stepper(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> tuple[str, dict]:
+        """The Python of a procedure's segments, and what `stepper_from` needs besides."""
+        env: Env = {name: (f"v_{name}", t) for name, t in params}
+        self.choices = []
+        self.unset = set()
+        self.loops = 0
+        self.schema = self.scope.schemas[decl.name]
+        decl = fold_sums(decl, {name for name, _ in params}, self._implicit(decl.steps))
+        names = [n for n, _ in params]
+        names += [n for n in dict.fromkeys(_bound_names(decl.steps) + _loop_names(decl.steps))
+                  if n not in names]
+        self.slots = [f"v_{n}" for n in names]
+        self.kinds: dict[str, str] = {f"v_{n}": t.kind for n, t in params}
+        self.segments: list[tuple[_Label, list[str]]] = []
+        self.labels: list[_Label] = []
+        self.prefix = f"x_{decl.name}"
+        self._begin(self._label())
+        self.steps(decl.steps, env, 1)
+        code = self._module()
+        values = {n: i for i, n in enumerate(names) if i >= len(params)}
+        info = dict(name=decl.name, slots=tuple(self.slots), params=len(params),
+                    functions=[f"{self.prefix}_{i}" for i in range(len(self.segments))],
+                    simple=frozenset(i for i, v in enumerate(self.slots)
+                                     if self.kinds.get(v) in _SIMPLE_KINDS),
+                    party_slots=tuple(i for i, v in enumerate(self.slots)
+                                      if self.kinds.get(v) not in _SIMPLE_KINDS),
+                    values=values, span=decl.span)
+        return code, info
+
+    def _implicit(self, steps: tuple[Any, ...]) -> Counter[str]:
+        """The values outcome steps read by name: declared fields not given in `with (…)`."""
+        found: Counter[str] = Counter()
+        if not self.schema.declared:
+            return found
+        for step in _all_steps(steps):
+            if isinstance(step, s.OutcomeStep):
+                given = {a.name for a in step.values}
+                found.update(f for f in self.schema.fields.get(step.name, ()) if f not in given)
+        return found
+
+    def steps(self, steps: tuple[Any, ...], env: Env, depth: int) -> int:  # type: ignore[override]
+        """Each step in turn: plain ones by the run form's visitors, splitting ones cut here.
+        Returns the depth the next step goes at (1, in a new segment, after a cut)."""
+        for i, step in enumerate(steps):
+            if isinstance(step, s.ChangeStep) and not (i and isinstance(steps[i - 1],
+                                                                        s.ChangeStep)):
+                # A cut before a party changes: paths that differ only in what the change no
+                # longer needs merge here, before the work of the change and what follows.
+                after = self._label()
+                self._go(depth, after)
+                self._begin(after)
+                depth = 1
+            self.origin(depth, step.span)
+            split = self._split.get(type(step))
+            if split is not None and _splits(step):
+                depth = split(step, env, depth)
+                continue
+            handler = self._dispatch.get(type(step))
+            if handler is None:
+                raise AssertionError(f"no code generator for {type(step).__name__}")
+            handler(step, env, depth)
+        return depth
+
+    def _bind(self, env: Env, name: str, t: T, span: Span) -> str:
+        var = super()._bind(env, name, t, span)
+        known = self.kinds.get(var)
+        self.kinds[var] = t.kind if known in (None, t.kind) else "any"
+        return var
+
+    # -- segments --------------------------------------------------------------------------
+    def _label(self) -> _Label:
+        label = _Label(len(self.labels))
+        self.labels.append(label)
+        return label
+
+    def _begin(self, label: _Label) -> None:
+        label.pc = len(self.segments)
+        self.lines = []
+        self.segments.append((label, self.lines))
+
+    def _go(self, depth: int, label: _Label, back: bool = False) -> None:
+        self.line(depth, f"return ({4 if back else 0}, @L{label.number}@, {_FRAME})")
+
+    def _hidden(self, name: str, kind: str = "int") -> str:
+        self.slots.append(name)
+        self.kinds[name] = kind
+        return name
+
+    def _slot(self, var: str) -> int:
+        return self.slots.index(var)
+
+    # -- what splits -----------------------------------------------------------------------
+    def split_roll(self, step: s.RollStep, env: Env, depth: int) -> int:
+        code, t = self.expr(step.dice, env)
+        code = self.emit.cast(code, t, "dice", step.dice)
+        var = self._bind(env, step.name, INT, step.span)
+        where = self.scope.span_ref(step.span)
+        after = self._label()
+        self.line(depth, f"return (1, @L{after.number}@, {_FRAME}, {self._slot(var)}, {code}, "
+                         f"{where})")
+        self._begin(after)
+        return 1
+
+    def split_call(self, step: s.CallStep, env: Env, depth: int) -> int:
+        callee = self.scope.procedures[step.procedure]
+        params = self.scope.procedure_params[step.procedure]
+        codes = self._arguments(step, callee, params, env)
+        var = self._bind(env, step.name, T("outcome", ref=step.procedure), step.span)
+        where = self.scope.span_ref(step.span)
+        after = self._label()
+        args = "".join(c + ", " for c in codes)
+        self.line(depth, f"return (2, @L{after.number}@, {_FRAME}, {self._slot(var)}, "
+                         f"{step.procedure!r}, ({args}), {where})")
+        self._begin(after)
+        return 1
+
+    def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
+        """The run form's `_ctx.finish(…)`, returned with the frame instead of raised."""
+        super().visit_OutcomeStep(step, env, depth)
+        finish = self.lines[-1].strip()
+        assert finish.startswith("_ctx.finish("), finish
+        self.lines[-1] = "    " * depth + f"return (3, {finish}, {_FRAME})"
+
+    def split_if(self, step: s.IfStep, env: Env, depth: int) -> int:
+        home = self.lines
+        join = self._label()
+        before = set(self.unset)
+        arms: list[tuple[Env, set[str]]] = []
+        bodies = [(f"{'if' if i == 0 else 'elif'} {self.condition(b.test, env)[0]}:",
+                   self.scope.span_ref(b.span), self.text(b.test.span), b.body)
+                  for i, b in enumerate(step.branches)]
+        if step.otherwise is not None:
+            bodies.append(("else:", self.scope.span_ref(step.otherwise_span or step.span),
+                           "otherwise", step.otherwise))
+        for head, where, text, body in bodies:
+            self.lines = home
+            self.line(depth, head)
+            self.line(depth + 1, f"_ctx.branch({where}, {text!r}, True)")
+            self.unset = set(before)
+            arm = dict(env)
+            end = self.steps(body, arm, depth + 1)
+            if not _ends(body):
+                self._go(end, join)
+            arms.append((arm, self.unset))
+        self.lines = home
+        if step.otherwise is None:
+            self._go(depth, join)  # no branch taken
+            arms.append((dict(env), set(before)))
+        self._merge(env, arms, step.span)
+        self._begin(join)
+        return 1
+
+    def split_for(self, step: s.ForStep, env: Env, depth: int) -> int:
+        code, item = self._collection(step.collection, env)
+        self.loops += 1
+        items = self._hidden(f"_it{self.loops}", "any")
+        index = self._hidden(f"_i{self.loops}")
+        where = self.scope.span_ref(step.span)
+        before = set(self.unset)
+        inner = dict(env)
+        inner[step.var] = (f"v_{step.var}", item)
+        self.kinds[f"v_{step.var}"] = "any" if item is None else item.kind
+        self.line(depth, f"{items} = tuple({code})")
+        self.line(depth, f"{index} = 0")
+        head, out = self._label(), self._label()
+        self._go(depth, head)
+        self._begin(head)
+        home = self.lines
+        self.line(1, f"if {index} < len({items}):")
+        self.line(2, f"v_{step.var} = _ctx.item({where}, {step.var!r}, {items}[{index}])")
+        self.line(2, f"{index} += 1")
+        self.unset = set(before)
+        end = self.steps(step.body, inner, 2)
+        if not _ends(step.body):
+            self._go(end, head, back=True)
+        self.lines = home
+        self._go(1, out)
+        inner.pop(step.var)
+        self._merge(env, [(inner, self.unset), (dict(env), before)], step.span)
+        self._begin(out)
+        return 1
+
+    def split_repeat(self, step: s.RepeatStep, env: Env, depth: int) -> int:
+        cap, ct = self.expr(step.cap, env)
+        self.loops += 1
+        limit = self._hidden(f"_cap{self.loops}")
+        count = self._hidden(f"_n{self.loops}")
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"{limit} = _ctx.first_pass({where}, "
+                         f"{self.emit.cast(cap, ct, 'int', step.cap)})")
+        self.line(depth, f"{count} = 0")
+        body, out = self._label(), self._label()
+        self._go(depth, body)
+        self._begin(body)
+        self.line(1, f"{count} += 1")
+        self.line(1, f"_ctx._pass({where})")
+        before = set(self.unset)
+        self.unset = set(before)
+        end = self.steps(step.body, env, 1)  # the body runs at least once: what it sets is set
+        test, _ = self.condition(step.until, env)
+        until = self.text(step.until.span)
+        self.line(end, f"if _ctx.until({where}, {until!r}, {test}):")
+        self._go(end + 1, out)
+        self.line(end, f"if {count} < {limit}:")
+        self._go(end + 1, body, back=True)
+        if step.at_cap is None:
+            self.line(end, f"_ctx.capped({where}, {until!r})")
+        else:
+            cap_where = self.scope.span_ref(step.at_cap_span or step.span)
+            self.line(end, f"_ctx.branch({cap_where}, 'at the cap', True)")
+            after_body = set(self.unset)
+            self.unset = set(after_body)
+            arm = dict(env)
+            last = self.steps(step.at_cap, arm, end)
+            if not _ends(step.at_cap):
+                self._go(last, out)
+            self._merge(env, [(dict(env), after_body), (arm, self.unset)], step.span)
+        self._begin(out)
+        return 1
+
+    # -- the module ------------------------------------------------------------------------
+    def _module(self) -> str:
+        frame = "(" + "".join(f"{v}, " for v in self.slots) + ")"
+        numbers = {f"@L{label.number}@": str(label.pc) for label in self.labels
+                   if label.pc is not None}
+        out: list[str] = []
+        for label, lines in self.segments:
+            out.append(f"def {self.prefix}_{label.pc}(_ctx, _f):")
+            if self.slots:
+                out.append(f"    {frame} = _f")
+            else:
+                out.append("    pass")
+            for text in lines:
+                if "@" in text:
+                    text = text.replace(_FRAME, frame)
+                    for mark, number in numbers.items():
+                        text = text.replace(mark, number)
+                out.append(text)
+            out.append("")
+        return "\n".join(out) + "\n"
+
+
+def _splits(step: Any) -> bool:
+    """Whether a step rolls, calls or changes a party (a cut goes before a change), itself or
+    in a block inside it."""
+    if isinstance(step, (s.RollStep, s.CallStep, s.ChangeStep)):
+        return True
+    return any(_splits(inner) for block in _blocks(step) for inner in block)
+
+
+def _all_steps(steps: tuple[Any, ...]) -> list[Any]:
+    found: list[Any] = []
+    for step in steps:
+        found.append(step)
+        for block in _blocks(step):
+            found += _all_steps(block)
+    return found
+
+
+def _loop_names(steps: tuple[Any, ...]) -> list[str]:
+    names: list[str] = []
+    for step in steps:
+        if isinstance(step, s.ForStep):
+            names.append(step.var)
+        for block in _blocks(step):
+            names.extend(_loop_names(block))
+    return names
+
+
+# ---- liveness, read off the Python ---------------------------------------------------------
+
+def segments_of(code: str, info: dict, namespace: dict[str, Any]) -> tuple[Segment, ...]:
+    """Each segment's function with its statements as liveness reads them (`Stepper`)."""
+    index = {v: i for i, v in enumerate(info["slots"])}
+    tree = ast.parse(code)
+    found = []
+    for fn in tree.body:
+        assert isinstance(fn, ast.FunctionDef)
+        reader = _Reader(index)
+        items = tuple(reader.item(stmt) for stmt in fn.body[1:])
+        mutates = any(_is_change(node) for node in ast.walk(fn))
+        found.append(Segment(namespace[fn.name], items, mutates))
+    return tuple(found)
+
+
+def _is_exit(stmt: ast.Return) -> bool:
+    """`return (KIND, …)`: a segment's exit."""
+    return isinstance(stmt.value, ast.Tuple) and bool(stmt.value.elts) and \
+        isinstance(stmt.value.elts[0], ast.Constant)
+
+
+def _is_change(node: ast.AST) -> bool:
+    """`_ctx.change(…)`: a state change of the party its third argument holds."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr == "change" and isinstance(node.func.value, ast.Name) and \
+        node.func.value.id == "_ctx"
+
+
+class _Reader:
+    """A segment's statements as liveness sees them: an assignment to a slot (`v_x = …`,
+    `_i1 += 1`), a change of a party's state, an exit, an `if` (each branch read on its own),
+    or any other statement with all it reads and the exits inside it."""
+
+    def __init__(self, index: dict[str, int]) -> None:
+        self.index = index
+
+    def item(self, stmt: ast.stmt) -> Item:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in self.index:
+            return Item(ASSIGN, self.index[stmt.targets[0].id], self._slots(stmt.value))
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and \
+                stmt.target.id in self.index:
+            slot = self.index[stmt.target.id]
+            return Item(ASSIGN, slot, self._slots(stmt.value) | {slot})
+        if isinstance(stmt, ast.Expr) and _is_change(stmt.value) and \
+                isinstance(stmt.value.args[2], ast.Name) and stmt.value.args[2].id in self.index:
+            return Item(CHANGE, self.index[stmt.value.args[2].id], self._slots(stmt.value))
+        if isinstance(stmt, ast.Return) and _is_exit(stmt):
+            return Item(EXIT, None, frozenset(), (self._exit(stmt.value.elts),))  # type: ignore[union-attr]
+        if isinstance(stmt, ast.If):  # each branch read on its own
+            return Item(BRANCH, None, self._slots(stmt.test), (),
+                        tuple(self.item(s) for s in stmt.body),
+                        tuple(self.item(s) for s in stmt.orelse))
+        exits: list[Exit] = []
+        uses = self._loads(stmt, exits)
+        return Item(STATEMENT, None, uses, tuple(exits))
+
+    def _slots(self, node: ast.AST) -> frozenset[int]:
+        return frozenset(self.index[n.id] for n in ast.walk(node)
+                         if isinstance(n, ast.Name) and n.id in self.index and
+                         isinstance(n.ctx, ast.Load))
+
+    def _loads(self, stmt: ast.AST, exits: list[Exit]) -> frozenset[int]:
+        """What a statement reads (its exits apart), collecting the exits inside it."""
+        if isinstance(stmt, ast.Return) and _is_exit(stmt):
+            exits.append(self._exit(stmt.value.elts))  # type: ignore[union-attr]
+            return frozenset()
+        found: set[int] = set()
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and \
+                stmt.target.id in self.index:
+            found.add(self.index[stmt.target.id])
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, (ast.stmt, ast.excepthandler)):
+                found |= self._loads(child, exits)
+            else:
+                found |= self._slots(child)
+        return frozenset(found)
+
+    def _exit(self, elts: list[ast.expr]) -> Exit:
+        kind = elts[0].value  # type: ignore[attr-defined]
+        if kind in (0, 4):
+            return Exit(kind, elts[1].value, None, frozenset())  # type: ignore[attr-defined]
+        if kind == 1:  # the dice are read
+            return Exit(1, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
+                        self._slots(elts[4]))
+        if kind == 2:  # the arguments are read, each as the callee needs it
+            args = elts[5]
+            assert isinstance(args, ast.Tuple)
+            return Exit(2, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
+                        self._slots(args), args=tuple(self._slots(a) for a in args.elts),
+                        callee=elts[4].value)  # type: ignore[attr-defined]
+        finish = elts[1]
+        assert isinstance(finish, ast.Call) and isinstance(finish.args[2], ast.Dict)
+        fields = {}
+        for key, value in zip(finish.args[2].keys, finish.args[2].values):
+            assert isinstance(key, ast.Constant)
+            fields[key.value] = self._slots(value)
+        name = finish.args[1].value  # type: ignore[attr-defined]
+        return Exit(3, None, None, frozenset(), name, fields)
+
+
+def stepper_from(code: str, info: dict, namespace: dict[str, Any], source: str | None
+                 ) -> Stepper:
+    return Stepper(info["name"], info["slots"], info["params"],
+                   segments_of(code, info, namespace), info["simple"], info["party_slots"],
+                   info["values"], info["span"], source)
+
+
+def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
+           namespace: dict[str, Any], source: str | None) -> None:
+    """Write, compile and attach every procedure's segments (`Procedure.stepper`)."""
+    writer = StepWriter(scope)
+    found = {d.name: d for d in decls if isinstance(d, s.ProcedureDecl)}
+    written = []
+    for name, proc in procedures.items():
+        params = scope.procedure_params.get(name)
+        if params is None or name not in found:
+            continue
+        written.append((proc, *writer.stepper(found[name], params)))
+    namespace.update(scope.constants)
+    module = "".join(code for _, code, _ in written)
+    exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
+    steppers = {proc.name: stepper_from(code, info, namespace, source)
+                for proc, code, info in written}
+    for proc, _, _ in written:
+        stepper = steppers[proc.name]
+        stepper.callees = steppers
+        proc.stepper = stepper
+
+
+__all__ = ["StepWriter", "attach"]

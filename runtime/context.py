@@ -1,0 +1,294 @@
+"""The run context: what generated procedure code calls for every roll, value, branch and change."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from .combatants import Combatant, ValueType
+from .dice import Dice, DiceSource
+from .errors import DiceError, RangeError, RulecraftError, Span
+from .limits import DEFAULT_LIMITS, Limits
+from .results import Outcome
+from .values import display, match_name, to_internal, to_public
+
+
+class Finished(Exception):
+    """Raised by an `outcome` step to end the run (never escapes the runtime)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+
+class RunContext:
+    """What generated procedure code calls for every roll, choice, value, branch and change."""
+
+    def __init__(
+        self,
+        dice: DiceSource,
+        choices: Mapping[str, Any],
+        source: str | None,
+        parties: dict[str, Combatant],
+    ) -> None:
+        self.dice = dice
+        self.choices = choices
+        self.source = source
+        self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
+        self.values: dict[str, Any] = {}
+        self.parties = parties
+        self.passes_made = 0  # loop passes so far in this run, against loop_passes
+        self.handles: set[int] = set()  # ids of the combatants this run may change
+        self.limits: Limits = getattr(dice, "limits", DEFAULT_LIMITS)
+
+    def roll(self, span: Span, name: str, dice: Any) -> Any:
+        if not isinstance(dice, Dice):
+            self.values[name] = dice
+            self.trace.append(("roll", name, dice, span, "no dice"))
+            return dice
+        try:
+            total, faces = self.dice.roll(dice)
+        except DiceError as err:
+            raise DiceError(err.message, span, self.source) from None
+        self.values[name] = total
+        self.trace.append(("roll", name, total, span, (dice, faces)))
+        return total
+
+    def let(self, span: Span, name: str, value: Any) -> Any:
+        self.values[name] = value
+        self.trace.append(("let", name, value, span))
+        return value
+
+    def branch(self, span: Span, condition: str, taken: bool) -> None:
+        self.trace.append(("branch", condition, taken, span))
+
+    def choose(
+        self, span: Span, name: str, party: str, options: Sequence[Any], default: Any
+    ) -> Any:
+        options = list(options)
+        chosen = self.choices.get(name, default)
+        by = "given" if name in self.choices else "default"
+        if by == "given" and callable(chosen) and not isinstance(chosen, str):
+            # Only a caller's own function is called: a value from the rule (a default) never is.
+            try:
+                chosen = chosen(options=[to_public(o) for o in options],
+                                values={k: to_public(v) for k, v in self.values.items()})
+            except Exception as err:  # the caller's function, not the rule: say so
+                raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
+                                 span, self.source) from err
+            by = "chooser"
+        chosen = to_internal(chosen)
+        if chosen not in options and match_name(chosen, options) is not None:
+            chosen = match_name(chosen, options)
+        if chosen not in options:
+            shown = ", ".join(display(o) for o in options)
+            close = difflib.get_close_matches(str(chosen), [str(o) for o in options], n=1)
+            hint = f" — did you mean {close[0]!r}?" if close else ""
+            raise RangeError(
+                f"{party} cannot choose {display(chosen)!r} for {name}: the options are {shown}{hint}",
+                span,
+                self.source,
+            )
+        self.values[name] = chosen
+        self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
+        return chosen
+
+    def change(self, span: Span, party: str, who: Combatant, field: str, index: tuple[Any, ...],
+               value: Any, mode: str) -> None:
+        """`set` or `add` on a combatant's state, in place: `who` is this run's handle, so
+        every name bound to it sees the new figures (derived ones recomputed, memoised)."""
+        if id(who) not in self.handles:
+            raise RangeError(f"{party} is a combatant held by another (part of its figures), so "
+                             "it is not changed on its own: make it a party of the procedure, "
+                             "change it, and set it back", span, self.source)
+        spec = who.model.field(field)
+        if index:
+            given = dict(zip(spec.type.index_names() if spec.type else [], index))
+            empty = _empty(spec.type, len(index))
+            combine = who.model.combiners[spec.combine] if spec.combine else None
+            updated = self._updated(combine, who._values[field], index, value, mode, given,
+                                    empty)
+        elif mode == "set":
+            updated = value
+        else:
+            combine = who.model.combiners[spec.combine] if spec.combine else None
+            updated = self._updated(combine, who._values[field], (), value, mode, {}, None)
+        if spec.type is not None and (index or spec.type.low is not None):
+            updated = self._in_range(span, party, spec, index, updated)
+        who.become(who.changed(field, updated))
+        # The trace names the target as `party.field[key]` when it is read (results._entry).
+        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
+                           span, mode))
+
+    def _in_range(self, span: Span, party: str, spec: Any, index: tuple[Any, ...],
+                  updated: Any) -> Any:
+        """A number state stays in its declared range: held there if `clamped`, else an error."""
+        vt = spec.type
+        for _ in index:
+            vt = vt.item if vt is not None else None
+        if vt is None or vt.low is None or vt.kind not in ("integer", "number"):
+            return updated
+        value = _dig(updated, index)
+        if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or \
+                vt.low <= value <= vt.high:
+            return updated
+        if not spec.clamped:
+            raise RangeError(f"{party}.{spec.name} would become {display(value)}, outside its "
+                             f"range {vt.low}..{vt.high} (declare it `clamped` to hold it there)",
+                             span, self.source)
+        held = min(max(value, vt.low), vt.high)
+        return _replace(updated, index, held)
+
+    def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
+             args: tuple[Any, ...]) -> Outcome:
+        """Another procedure, played in this run: same dice, choices and trace, its own values.
+        Its outcome ends only it, and is the caller's value `name`."""
+        saved = self.values
+        self.values = {}
+        self.trace.append(("call", name, procedure, span))
+        try:
+            fn(self, *args)
+        except Finished as done:
+            outcome = done.outcome
+        else:  # the compiler sees that every path ends in an outcome
+            raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
+                                 self.source)
+        finally:
+            self.values = saved
+        self.values[name] = outcome
+        self.trace.append(("return", name, outcome, span))
+        return outcome
+
+    def each(self, span: Span, name: str, items: Iterable[Any]) -> Iterator[Any]:
+        """The items of a `for each`, each traced as the loop's value."""
+        for item in tuple(items):
+            self._pass(span)
+            self.values[name] = item
+            self.trace.append(("each", name, item, span))
+            yield item
+
+    def passes(self, span: Span, cap: int) -> Iterator[int]:
+        """The passes of a `repeat`: at most `cap`, the number its rule writes."""
+        if cap < 1:
+            raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
+                             self.source)
+        for n in range(cap):
+            self._pass(span)
+            yield n
+
+    def until(self, span: Span, condition: str, met: bool) -> bool:
+        self.trace.append(("branch", f"until {condition}", met, span))
+        return met
+
+    def capped(self, span: Span, condition: str) -> None:
+        raise RangeError(f"the repeat reached its cap without {condition}, and the rule says "
+                         "nothing of what happens then (add an `at the cap:` block)", span,
+                         self.source)
+
+    def _pass(self, span: Span) -> None:
+        self.passes_made += 1
+        if self.passes_made > self.limits.loop_passes:
+            raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
+                             f"{Limits.hint('loop_passes')}", span, self.source)
+
+    def _updated(self, combine: Callable[..., Any] | None, current: Any, index: tuple[Any, ...],
+                 value: Any, mode: str, given: dict[str, Any], empty: Any) -> Any:
+        if index:
+            inner = dict(current)
+            key, rest = index[0], index[1:]
+            fresh = empty if not rest else {}
+            inner[key] = self._updated(combine, inner.get(key, fresh), rest, value, mode, given,
+                                       empty)
+            return inner
+        if mode == "set":
+            return value
+        if isinstance(current, tuple):
+            items = current + (value,)
+            if combine is not None:
+                items = combine(items, given)
+            return items
+        return current + value
+
+    def finish(self, span: Span, name: str, values: dict[str, Any]) -> None:
+        outcome = Outcome(name, values, span)
+        self.trace.append(("outcome", name, outcome, span))
+        raise Finished(outcome)
+
+
+def _empty(vt: ValueType | None, depth: int) -> Any:
+    """What a map entry holds before anything is added to it: an empty list, or zero."""
+    for _ in range(depth):
+        vt = vt.item if vt is not None else None
+    if vt is not None and vt.kind == "list":
+        return ()
+    if vt is not None and vt.kind in ("integer", "number"):
+        return 0
+    return None
+
+
+def _replace(value: Any, index: tuple[Any, ...], leaf: Any) -> Any:
+    """`value` with the entry at `index` replaced (maps are copied, never changed)."""
+    if not index:
+        return leaf
+    inner = dict(value)
+    inner[index[0]] = _replace(value[index[0]], index[1:], leaf)
+    return inner
+
+
+def _dig(value: Any, index: tuple[Any, ...]) -> Any:
+    for key in index:
+        value = value[key]
+    return value
+
+
+class NoTrace(list):  # type: ignore[type-arg]
+    """A trace nobody reads: what is appended is dropped (runs in bulk, exact odds)."""
+
+    __slots__ = ()
+
+    def append(self, entry: Any) -> None:
+        pass
+
+
+class ExactContext(RunContext):
+    """The run context of exact odds by states (runtime/exact.py): the same checks on every
+    value, choice and change, no trace; a roll or call is a cut the segments return, and an
+    outcome is returned too, never raised."""
+
+    def __init__(self, choices: Mapping[str, Any], source: str | None, limits: Limits) -> None:
+        super().__init__(_NO_DICE, choices, source, {})
+        self.trace = NoTrace()
+        self.limits = limits
+
+    def let(self, span: Span, name: str, value: Any) -> Any:
+        return value
+
+    def branch(self, span: Span, condition: str, taken: bool) -> None:
+        pass
+
+    def until(self, span: Span, condition: str, met: bool) -> bool:
+        return met
+
+    def item(self, span: Span, name: str, value: Any) -> Any:
+        """One item of a `for each` cut at a roll or call inside it (its pass counted)."""
+        self._pass(span)
+        return value
+
+    def first_pass(self, span: Span, cap: int) -> int:
+        """The cap of a `repeat` cut at a roll or call inside it, checked as `passes` does."""
+        if cap < 1:
+            raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
+                             self.source)
+        return cap
+
+    def finish(self, span: Span, name: str, values: dict[str, Any]) -> Outcome:  # type: ignore[override]
+        return Outcome(name, values, span)
+
+
+class _NoDice:
+    def roll(self, dice: Dice) -> tuple[Any, tuple[int, ...]]:
+        raise AssertionError("exact odds roll in runtime.exact, never through a dice source")
+
+
+_NO_DICE = _NoDice()
