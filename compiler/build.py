@@ -374,7 +374,8 @@ class _Compiler:
             built[d.name] = Procedure(d.name, d.title or d.name, runtime_params,
                                       tuple(self._step(st) for st in d.steps), d.span, d.comments,
                                       tuple(dict.fromkeys(choices)), self.tree.source,
-                                      outcomes=self._outcomes(name))
+                                      outcomes=self._outcomes(name),
+                                      clock=d.clock[0] if d.clock else None)
         return {name: built[name] for name in found if name in built}
 
     def _outcomes(self, name: str) -> dict[str, tuple[str, ...]]:
@@ -390,6 +391,9 @@ class _Compiler:
                            for b in node.branches)
             if node.otherwise is not None:
                 blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
+        elif isinstance(node, s.EncounterLoop):
+            head = f"turn {node.var}" if node.kind == "turn" else "each round"
+            blocks = ((head, tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.NamedStep):
             blocks = ((f"step {node.name}", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.ForStep):

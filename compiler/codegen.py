@@ -13,6 +13,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError, Span
 
+from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
@@ -20,7 +21,7 @@ from .scope import Scope
 from .types import ANY, INT, NUM, T, accepts, join
 
 
-class Writer:
+class Writer(EncounterSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
     def __init__(self, scope: Scope) -> None:
@@ -34,6 +35,7 @@ class Writer:
             s.ChangeStep: self.visit_ChangeStep, s.OutcomeStep: self.visit_OutcomeStep,
             s.CallStep: self.visit_CallStep, s.ForStep: self.visit_ForStep,
             s.RepeatStep: self.visit_RepeatStep, s.NamedStep: self.visit_NamedStep,
+            s.ScheduleStep: self.visit_ScheduleStep, s.EncounterLoop: self.visit_EncounterLoop,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()
@@ -158,6 +160,7 @@ class Writer:
             # Every name a step binds exists from the start, so a value computed in one branch
             # reads as none in the others instead of failing.
             self.line(1, " = ".join(f"v_{n}" for n in bound) + " = None")
+        self.start_encounter(decl, env)
         self.steps(decl.steps, env, 1)
         if not _ends(decl.steps):
             self.scope.error(RuleTypeError, f"procedure {decl.name} can finish without an "
@@ -165,7 +168,7 @@ class Writer:
         if self.schema.declared:
             used = {st.name for st in _outcome_steps(decl.steps)}
             for name, span in self.schema.spans.items():
-                if name not in used:
+                if name not in used and not (decl.clock and name in ENDINGS):
                     self.scope.error(RuleTypeError, f"outcome {name} is declared but no step "
                                      "ends in it", span)
         self.line(0, "")
@@ -578,6 +581,8 @@ def _ends(steps: tuple[Any, ...]) -> bool:
             _ends(b.body) for b in last.branches)
     if isinstance(last, s.NamedStep):
         return _ends(last.body)
+    if isinstance(last, s.EncounterLoop):
+        return True  # it ends in ended, capped or idle
     return any(isinstance(st, s.OutcomeStep) for st in steps)
 
 

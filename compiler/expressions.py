@@ -207,6 +207,9 @@ class Emitter:
         right, rt = self.expr(node.right, env)
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
+            if lt.kind == "combatant" and rt.kind == "combatant":
+                # The same party, not two parties with equal figures.
+                return f"({left} {'is' if op == '==' else 'is not'} {right})", BOOL
             return f"({left} {op} {right})", BOOL
         if op in ("<", "<=", ">", ">="):
             if not (is_number(lt) and is_number(rt)):

@@ -393,17 +393,56 @@ class _Reader:
         uses = self._loads(stmt, exits)
         return Item(STATEMENT, None, uses, tuple(exits))
 
-    def _slots(self, node: ast.AST) -> frozenset[int]:
-        return frozenset(self.index[n.id] for n in ast.walk(node)
-                         if isinstance(n, ast.Name) and n.id in self.index and
-                         isinstance(n.ctx, ast.Load))
+    def _slots(self, node: ast.AST) -> frozenset[Any]:
+        """What an expression reads: a slot (its index), or one field of the outcome a slot
+        holds (`(index, "level")` for `v_attack._values.get('level')`; `(index, "@name")`
+        for `v_save == 'made'`, which reads only the outcome's name)."""
+        found: set[Any] = set()
+        self._reads(node, found)
+        return frozenset(found)
 
-    def _loads(self, stmt: ast.AST, exits: list[Exit]) -> frozenset[int]:
+    def _reads(self, node: ast.AST, found: set[Any]) -> None:
+        field = self._field(node)
+        if field is not None:
+            found.add(field)
+            return
+        if isinstance(node, ast.Name) and node.id in self.index and \
+                isinstance(node.ctx, ast.Load):
+            found.add(self.index[node.id])
+            return
+        for child in ast.iter_child_nodes(node):
+            self._reads(child, found)
+
+    def _field(self, node: ast.AST) -> tuple[int, str] | None:
+        """`v_x._values.get('f')` or `v_x._values['f']`: field f of slot x; `v_x == 'text'`
+        (or `!=`): its name (an outcome's) or itself (a name's)."""
+        held: ast.AST | None = None
+        key: ast.AST | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "get" and len(node.args) == 1:
+            held, key = node.func.value, node.args[0]
+        elif isinstance(node, ast.Subscript):
+            held, key = node.value, node.slice
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                isinstance(node.ops[0], (ast.Eq, ast.NotEq)) and \
+                isinstance(node.left, ast.Name) and node.left.id in self.index and \
+                isinstance(node.comparators[0], ast.Constant) and \
+                isinstance(node.comparators[0].value, str):
+            return self.index[node.left.id], "@name"
+        if held is None or not (isinstance(held, ast.Attribute) and held.attr == "_values"
+                                and isinstance(held.value, ast.Name)
+                                and held.value.id in self.index):
+            return None
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None
+        return self.index[held.value.id], key.value
+
+    def _loads(self, stmt: ast.AST, exits: list[Exit]) -> frozenset[Any]:
         """What a statement reads (its exits apart), collecting the exits inside it."""
         if isinstance(stmt, ast.Return) and _is_exit(stmt):
             exits.append(self._exit(stmt.value.elts))  # type: ignore[union-attr]
             return frozenset()
-        found: set[int] = set()
+        found: set[Any] = set()
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and \
                 stmt.target.id in self.index:
             found.add(self.index[stmt.target.id])
@@ -449,10 +488,11 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
     """Write, compile and attach every procedure's segments (`Procedure.stepper`)."""
     writer = StepWriter(scope)
     found = {d.name: d for d in decls if isinstance(d, s.ProcedureDecl)}
+    timed = _on_a_clock(found)
     written = []
     for name, proc in procedures.items():
         params = scope.procedure_params.get(name)
-        if params is None or name not in found:
+        if params is None or name not in found or name in timed:
             continue
         written.append((proc, *writer.stepper(found[name], params)))
     namespace.update(scope.constants)
@@ -464,6 +504,21 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
         stepper = steppers[proc.name]
         stepper.callees = steppers
         proc.stepper = stepper
+
+
+def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:
+    """Encounters, and procedures that call one: their odds walk the paths (`path_odds`), as
+    the scheduler's time is not a value the states are merged on."""
+    timed = {name for name, d in found.items() if d.clock is not None}
+    grew = True
+    while grew:
+        grew = False
+        for name, d in found.items():
+            calls = {st.procedure for st in _all_steps(d.steps) if isinstance(st, s.CallStep)}
+            if name not in timed and calls & timed:
+                timed.add(name)
+                grew = True
+    return timed
 
 
 __all__ = ["StepWriter", "attach"]

@@ -151,7 +151,10 @@ def _field(f: s.FieldDecl) -> str:
 
 def _procedure(d: s.ProcedureDecl) -> list[str]:
     params = ", ".join(_param(p) for p in d.params)
-    lines = [f"procedure {d.name}{_title(d.title)} ({params}):"]
+    word = "procedure" if d.clock is None else "encounter"
+    lines = [f"{word} {d.name}{_title(d.title)} ({params}):"]
+    if d.clock is not None:
+        lines.append(f"{INDENT}clock {d.clock[0]}{_title(d.clock[1])}")
     if d.outcomes:
         lines.append(f"{INDENT}outcomes:")
         for spec in d.outcomes:
@@ -245,6 +248,20 @@ def _repeat_step(step: s.RepeatStep, pad: str, depth: int) -> list[str]:
     return lines
 
 
+def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
+    if step.mode == "stop":
+        return [f"{pad}stop {step.party}"]
+    word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by"}[step.mode]
+    return [f"{pad}{word.format(step.party)} {expression(step.value)}"]
+
+
+def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
+    head = f"{pad}turn {step.var}:" if step.kind == "turn" else f"{pad}each round:"
+    return [head] + _steps(step.body, depth + 1) + [
+        f"{pad}ends when {expression(step.ends)}",
+        f"{pad}at most {expression(step.cap)} {step.unit}"]
+
+
 def _named_step(step: s.NamedStep, pad: str, depth: int) -> list[str]:
     return [f"{pad}step {step.name}:"] + _steps(step.body, depth + 1)
 
@@ -253,7 +270,7 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.RollStep: _roll_step, s.LetStep: _let_step, s.ChooseStep: _choose_step,
     s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
     s.CallStep: _call_step, s.ForStep: _for_step, s.RepeatStep: _repeat_step,
-    s.NamedStep: _named_step,
+    s.NamedStep: _named_step, s.ScheduleStep: _schedule_step, s.EncounterLoop: _encounter_loop,
 }
 
 

@@ -311,6 +311,52 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.FieldEdit("remove", str(c[0]), None, span, self._claim(span))
 
+    # -- encounters ------------------------------------------------------------------------------
+    def encounter_decl(self, meta: Any, c: list[Any]) -> s.ProcedureDecl:
+        """An encounter is a procedure whose last step is its fight loop."""
+        span = self._span(meta)
+        comments = self._claim(span)
+        name, title, params, clock, outcomes = c[0], c[1], c[2], c[3], c[4]
+        return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[5:]),
+                               span, comments, tuple(outcomes or ()), clock)
+
+    def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None]:
+        return str(c[0]), _unquote(c[1])
+
+    def _loop(self, kind: str, var: str, meta: Any, c: list[Any]) -> s.EncounterLoop:
+        span = self._span(meta)
+        body, ends, (cap, unit) = c[-3], c[-2], c[-1]
+        return s.EncounterLoop(kind, var, body, ends, cap, unit, span, self._claim(span))
+
+    def turn_loop(self, meta: Any, c: list[Any]) -> s.EncounterLoop:
+        return self._loop("turn", str(c[0]), meta, c)
+
+    def round_loop(self, meta: Any, c: list[Any]) -> s.EncounterLoop:
+        return self._loop("round", "round", meta, c)
+
+    def ends_line(self, meta: Any, c: list[Any]) -> Any:
+        return c[0]
+
+    def cap_line(self, meta: Any, c: list[Any]) -> tuple[Any, str]:
+        return c[0], str(c[1])
+
+    def _schedule(self, mode: str, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        span = self._span(meta)
+        return s.ScheduleStep(mode, str(c[0]), c[1] if len(c) > 1 else None, span,
+                              self._claim(span))
+
+    def act_at(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("at", meta, c)
+
+    def act_after(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("after", meta, c)
+
+    def delay_by(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("delay", meta, c)
+
+    def stop_turns(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("stop", meta, c)
+
     def named_step(self, meta: Any, c: list[Any]) -> s.NamedStep:
         span = self._span(meta)
         return s.NamedStep(str(c[0]), c[1], span, self._claim(span))

@@ -419,6 +419,28 @@ class ProcedureDecl:  # procedure_decl
     span: Span
     comments: tuple[str, ...] = ()
     outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
+    clock: tuple[str, str | None] | None = None  # an encounter's clock: unit name and title
+
+
+@attrs.frozen
+class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, stop PARTY
+    mode: str  # "at", "after", "delay", "stop"
+    party: str
+    value: Expr | None
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it ends
+    kind: str  # "turn" (the earliest action completes) or "round"
+    var: str  # the party whose turn it is, or "round" (the round's number)
+    body: tuple[Any, ...]
+    ends: Expr
+    cap: Expr
+    unit: str  # what the cap counts, as written ("turns", "rounds")
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -433,7 +455,7 @@ def blocks(step: Any) -> list[tuple[Any, ...]]:
     """The blocks of steps nested in a step (an `if`'s branches, a loop's body, a named step)."""
     if isinstance(step, IfStep):
         return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
-    if isinstance(step, (ForStep, NamedStep)):
+    if isinstance(step, (ForStep, NamedStep, EncounterLoop)):
         return [step.body]
     if isinstance(step, RepeatStep):
         return [step.body] + ([step.at_cap] if step.at_cap else [])

@@ -18,6 +18,7 @@ from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, R
                                       RuleTypeError, TableError, UnknownEntryError,
                                       UnknownNameError, UnknownRulebookError)
 from rulecraft.runtime.rulebook import Rulebook
+from rulecraft.runtime.rolls import Roll, dice, roll
 
 _FACADE = ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet")
 
@@ -29,6 +30,10 @@ def __getattr__(name: str) -> object:
         from . import api
 
         return getattr(api, name)
+    if name == "read_fighter":  # a fighter from a TOML file, for `Rulebook.fight`
+        from .fight import read_fighter
+
+        return read_fighter
     raise AttributeError(f"module 'rulecraft' has no attribute {name!r}")
 
 __all__ = [
@@ -36,5 +41,5 @@ __all__ = [
     "CalculationError", "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
     "UnknownEntryError", "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
-    "format_rules", "load", "sheet",
+    "format_rules", "load", "read_fighter", "sheet", "Roll", "dice", "roll",
 ]

@@ -371,6 +371,31 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
     _emit(data, as_json, text)
 
 
+@cli.command("fight")
+@click.argument("rulebook")
+@click.argument("fighters", nargs=-1, required=True)
+@click.option("--encounter", help="Which encounter of the rulebook (default: its first).")
+@click.option("--seed", type=int, help="A whole number: the same seed, the same fight.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@limit_option
+def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, seed: int | None,
+           as_json: bool, limits: Limits) -> None:
+    """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
+    combatant: its fields by name, `model = "horse"` for another model). Prints one line per
+    event (time, what, who) and each fighter's state at the end."""
+    from rulecraft.fight import fight, fighter_files, read_fighter  # only this command
+
+    try:
+        rb = api.load(rulebook, limits)
+        made = [read_fighter(rb, path, limits=limits) for path in fighter_files(fighters)]
+        names = [os.path.splitext(os.path.basename(path))[0] for path in fighters]
+        done = fight(rb, made, encounter=encounter, seed=seed, limits=limits, names=names)
+    except RulecraftError as err:
+        _fail(err, as_json)
+        return
+    _emit(done.as_json(), as_json, done.log())
+
+
 @cli.command("diff")
 @click.argument("old")
 @click.argument("new")

@@ -204,6 +204,22 @@ class Dice:
         """Every total with its exact probability, lowest total first."""
         return self.counts(limits).fractions()
 
+    def odds(self, limits: Limits = DEFAULT_LIMITS) -> dict[Any, Fraction]:
+        """Each total's exact probability, as a dict (lowest total first)."""
+        return dict(self.distribution(limits))
+
+    def chance_at_least(self, total: Any, limits: Limits = DEFAULT_LIMITS) -> Fraction:
+        """The exact chance of rolling `total` or more (`d20 + 5` hitting 15)."""
+        counts = self.counts(limits)
+        return Fraction(sum(n for t, n in zip(counts.totals, counts.counts) if t >= total),
+                        counts.ways)
+
+    def chance_at_most(self, total: Any, limits: Limits = DEFAULT_LIMITS) -> Fraction:
+        """The exact chance of rolling `total` or less (`d100` under a skill of 45)."""
+        counts = self.counts(limits)
+        return Fraction(sum(n for t, n in zip(counts.totals, counts.counts) if t <= total),
+                        counts.ways)
+
     def counts(self, limits: Limits = DEFAULT_LIMITS) -> Counts:
         """Every total with the number of equally likely ways to roll it (exact, cached)."""
         self.check(limits)

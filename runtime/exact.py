@@ -39,29 +39,47 @@ GOTO, ROLL, CALL, FINISH, BACK = 0, 1, 2, 3, 4
 ASSIGN, CHANGE, EXIT, BRANCH, STATEMENT = "assign", "change", "exit", "branch", "statement"
 
 # A question is what the odds ask of the endings: NAMES (which outcome), a value's name, or,
-# asked of a called procedure, Call(whether its outcome is read, which parameters' parties are
-# read after it).
+# asked of a called procedure, a Call. What a segment reads is a slot (its index), or one
+# field of the outcome a slot holds: (index, "level"), (index, "@name") for its name alone.
 NAMES = "outcome"
+_SIMPLE = (int, str, bool, type(None), Decimal, Dice)  # hashable as they are, no party inside
+ALL = "@all"  # every field of an outcome
+NAME_ONLY = "@name"
 
 
 class Call(tuple):  # type: ignore[type-arg]
-    """The question a caller asks of the procedure it calls: the outcome's values (if the
-    caller reads them), and the figures after it of the parties some parameters hold."""
+    """The question a caller asks of the procedure it calls: which fields of its outcome the
+    caller reads (ALL, or some names; its name is always told), and the parameters whose
+    parties' figures the caller reads after it."""
 
     __slots__ = ()
 
-    def __new__(cls, outcome: bool, parties: frozenset[int]) -> Call:
-        return super().__new__(cls, (outcome, parties))
+    def __new__(cls, fields: Any, parties: frozenset[int]) -> Call:
+        return super().__new__(cls, (fields, parties))
 
     @property
-    def outcome(self) -> bool:
-        return self[0]  # type: ignore[no-any-return]
+    def fields(self) -> Any:
+        return self[0]
 
     @property
     def parties(self) -> frozenset[int]:
         return self[1]  # type: ignore[no-any-return]
 
-_SIMPLE = (int, str, bool, type(None), Decimal, Dice)  # hashable as they are, no party inside
+    def told(self, outcome: Outcome) -> tuple[Any, ...]:
+        """The fields of an ending that this caller can tell apart."""
+        names = outcome._values if self.fields == ALL else \
+            [f for f in self.fields if f in outcome._values]
+        return tuple((f, outcome._values[f]) for f in names)
+
+
+def _slot(use: Any) -> int:
+    return use if type(use) is int else use[0]
+
+
+def _drop(live: set[Any], slot: int) -> None:
+    """A slot set anew: neither it nor any field of it is read from before here."""
+    for use in [u for u in live if _slot(u) == slot]:
+        live.discard(use)
 
 
 class Exit:
@@ -129,8 +147,8 @@ class Stepper:
         self.span = span
         self.source = source
         self.callees: dict[str, Stepper] = {}
-        self._plans: dict[Any, list[tuple[Any, frozenset[int], dict[int, Call]]]] = {}
-        self._live: dict[Any, tuple[list[frozenset[int]], list[dict[int, Call]]]] = {}
+        self._plans: dict[Any, list[tuple[Any, frozenset[Any], dict[int, Call]]]] = {}
+        self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
 
     def frame(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The starting frame: the arguments, then none for every value not yet set."""
@@ -151,51 +169,47 @@ class Stepper:
             self._plans[key] = found
         return found
 
-    def live(self, question: Any) -> tuple[list[frozenset[int]], list[dict[int, Call]]]:
-        """The slots each segment may still read for this question, and what each call asks
-        of its callee. A backward fixpoint, in which a value set but never read (an outcome
+    def live(self, question: Any) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
+        """What each segment may still read for this question, and what each call asks of
+        its callee. A backward fixpoint, in which a value set but never read (an outcome
         field not asked for, a party nothing reads again) keeps nothing it is made from
         alive; a call reads an argument only where its callee, asked what the caller reads
         after it, reads the parameter."""
         found = self._live.get(question)
         if found is not None:
             return found
-        live: list[frozenset[int]] = [frozenset()] * len(self.segments)
+        live: list[frozenset[Any]] = [frozenset()] * len(self.segments)
         changed = True
         while changed:
             changed = False
             for pc in range(len(self.segments) - 1, -1, -1):
-                now = self._live_in(self.segments[pc], live, question, None)
+                now = self._flow(self.segments[pc].items, set(), live, question, None)
                 if now != live[pc]:
                     live[pc] = frozenset(now)
                     changed = True
         calls: list[dict[int, Call]] = []
         for segment in self.segments:
             asked: dict[int, Call] = {}
-            self._live_in(segment, live, question, asked)
+            self._flow(segment.items, set(), live, question, asked)
             calls.append(asked)
         if len(self._live) > 64:
             self._live.clear()
         self._live[question] = (live, calls)
         return live, calls
 
-    def _live_in(self, segment: Segment, live: list[frozenset[int]], question: Any,
-                 asked: dict[int, Call] | None) -> set[int]:
-        return self._flow(segment.items, set(), live, question, asked)
-
-    def _flow(self, items: tuple[Item, ...], after: set[int], live: list[frozenset[int]],
-              question: Any, asked: dict[int, Call] | None) -> set[int]:
-        """What is live before `items`, given what is live after them."""
-        loose = frozenset(range(self.params, len(self.slots))) - self.simple
+    def _flow(self, items: tuple[Item, ...], after: set[Any], live: list[frozenset[Any]],
+              question: Any, asked: dict[int, Call] | None) -> set[Any]:
+        """What is read before `items`, given what is read after them."""
+        loose = self.loose
         now = set(after)
         for item in reversed(items):
             kind = item.kind
             if kind == ASSIGN:
-                if item.slot in now:
-                    now.discard(item.slot)  # type: ignore[arg-type]
+                if any(_slot(u) == item.slot for u in now):
+                    _drop(now, item.slot)  # type: ignore[arg-type]
                     now |= item.uses
-            elif kind == CHANGE:
-                if item.slot in now or now & loose:  # a party some slot still reads
+            elif kind == CHANGE:  # a party some slot still reads
+                if any(_slot(u) == item.slot or _slot(u) in loose for u in now):
                     now |= item.uses
             elif kind == EXIT:  # what follows a return is not run on its path
                 now = self._needs(item.exits[0], live, question, asked)
@@ -208,53 +222,71 @@ class Stepper:
                     now |= self._needs(ex, live, question, asked)
         return now
 
-    def _needs(self, ex: Exit, live: list[frozenset[int]], question: Any,
-               asked: dict[int, Call] | None) -> set[int]:
+    @property
+    def loose(self) -> frozenset[int]:
+        """Slots besides the parameters that may hold a party (`let loser = a`)."""
+        return frozenset(range(self.params, len(self.slots))) - self.simple
+
+    def _needs(self, ex: Exit, live: list[frozenset[Any]], question: Any,
+               asked: dict[int, Call] | None) -> set[Any]:
         if ex.kind == FINISH:
             if question == NAMES:
                 return set()
-            if type(question) is Call:  # a caller's: the fields, the parties it reads after
-                return set().union(*ex.fields.values(), question.parties) if question.outcome \
-                    else set(question.parties)
+            if type(question) is Call:  # a caller's: some fields, the parties it reads after
+                fields = ex.fields.values() if question.fields == ALL else \
+                    [ex.fields[f] for f in question.fields if f in ex.fields]
+                return set().union(*fields, question.parties)
             if question in ex.fields:
                 return set(ex.fields[question])
             slot = self.values.get(question)
             return {slot} if slot is not None else set()
-        after = live[ex.target]  # type: ignore[index]
+        after = set(live[ex.target])  # type: ignore[index]
         if ex.bound is not None:
-            after = after - {ex.bound}
+            _drop(after, ex.bound)
         if ex.kind != CALL:
-            return set(after) | ex.reads
+            return after | ex.reads
         # A call: what the callee reads of its arguments, asked what this procedure reads of
         # its outcome and of the parties it was given.
-        loose = bool(after & (frozenset(range(self.params, len(self.slots))) - self.simple))
+        later = {_slot(u) for u in after}
+        loose = bool(later & self.loose)
         parties = frozenset(i for i, reads in enumerate(ex.args)
-                            if reads & after or (loose and reads - self.simple))
-        call = Call(ex.bound in live[ex.target], parties)  # type: ignore[index]
+                            if {_slot(u) for u in reads} & later or
+                            (loose and {_slot(u) for u in reads} - self.simple))
+        told = live[ex.target]  # type: ignore[index]
+        fields: Any = ALL if ex.bound in told else frozenset(
+            u[1] for u in told if type(u) is tuple and u[0] == ex.bound)
+        call = Call(fields, parties)
         if asked is not None:
             asked[ex.target] = call  # type: ignore[index]
-        callee = self.callees[ex.callee]  # type: ignore[index]
-        entry = callee.live(call)[0][0]
-        return set(after).union(*(reads for i, reads in enumerate(ex.args) if i in entry))
+        entry = {_slot(u) for u in self.callees[ex.callee].live(call)[0][0]}  # type: ignore[index]
+        return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
-    def _key_of(self, live: frozenset[int], party_of: tuple[tuple[int, ...], ...],
+    def _key_of(self, live: frozenset[Any], party_of: tuple[tuple[int, ...], ...],
                 parties: int) -> Callable[..., Any]:
-        """What two states at a segment must share: its live values (parameters apart: they
-        never change), and the figures of each party a live slot can reach. The key is made
-        from the frame and the parties' figures (`key(frame, states)`)."""
-        held = live - frozenset(range(self.params))
-        simple = sorted(held & self.simple)
-        other = tuple(sorted(held - self.simple))
-        if other:
+        """What two states at a segment must share: what is read from there on (parameters
+        apart: they never change; of an outcome, only the fields read), and the figures of
+        each party a slot read from there on can reach. The key is made from the frame and
+        the parties' figures (`key(frame, states)`)."""
+        whole = {u for u in live if type(u) is int and u >= self.params}
+        fields: dict[int, list[str]] = {}
+        for use in live:
+            if type(use) is tuple and use[0] >= self.params and use[0] not in whole:
+                fields.setdefault(use[0], []).append(use[1])
+        simple = sorted(whole & self.simple)
+        other = tuple(sorted(whole - self.simple))
+        parted = tuple((slot, tuple(sorted(names))) for slot, names in sorted(fields.items()))
+        read = {_slot(u) for u in live}
+        if read & self.loose:
             mask: tuple[int, ...] = tuple(range(parties))  # a slot may hold any party
         else:
-            mask = tuple(sorted({p for slot in live if slot < self.params
+            mask = tuple(sorted({p for slot in read if slot < self.params
                                  for p in party_of[slot]}))
         get = itemgetter(*simple) if simple else (lambda frame: ())
-        if other:
+        if other or parted:
             def key(frame: Any, states: list[Combatant]) -> Any:
                 places = {id(h): i for i, h in enumerate(states)}
                 return (get(frame), tuple(_keyed(frame[i], places) for i in other),
+                        tuple(_fields(frame[i], names, places) for i, names in parted),
                         tuple(id(states[i]._values) for i in mask))
             return key
         if not mask:
@@ -267,6 +299,14 @@ class Stepper:
             return lambda frame, states: (get(frame), id(states[first]._values),
                                           id(states[second]._values))
         return lambda frame, states: (get(frame), tuple(id(states[i]._values) for i in mask))
+
+
+def _fields(value: Any, names: tuple[str, ...], places: dict[int, int]) -> Any:
+    """The fields read of an outcome (`@name` its name); any other value whole."""
+    if type(value) is Outcome:
+        return tuple(value.name if f == NAME_ONLY else _keyed(value._values.get(f), places)
+                     for f in names)
+    return _keyed(value, places)
 
 
 def _keyed(value: Any, places: dict[int, int]) -> Any:
@@ -479,7 +519,7 @@ class Exact:
         _parties_in(args, places, parties)
         inner = {id(h): i for i, h in enumerate(parties)}
         read: list[Combatant] = []  # the parties whose figures the callee reads
-        entry = callee.live(question)[0][0]
+        entry = {_slot(u) for u in callee.live(question)[0][0]}
         _parties_in([a for i, a in enumerate(args) if i in entry], inner, read)
         memo = (callee.name, question, tuple(_keyed(a, inner) if i in entry else None
                                              for i, a in enumerate(args)),
@@ -509,8 +549,7 @@ class Exact:
         def finish(outcome: Outcome, frame: Any, after: list[Combatant], num: int,
                    den: int) -> None:
             places = {id(h): i for i, h in enumerate(after)}
-            values = tuple((k, _keyed(v, places)) for k, v in outcome._values.items()) \
-                if question.outcome else ()
+            values = tuple((k, _keyed(v, places)) for k, v in question.told(outcome))
             key = (outcome.name, values, tuple(id(after[i]._values) for i in kept))
             held = ends.get(key)
             if held is None:
@@ -551,4 +590,4 @@ def odds(stepper: Stepper, ctx: Any, arguments: tuple[Any, ...], parties: list[C
     return {k: Fraction(n, d) for k, (n, d) in sums.items()}
 
 
-__all__ = ["Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge", "odds"]
+__all__ = ["ALL", "Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge", "odds"]

@@ -10,6 +10,7 @@ from typing import Any
 from . import values
 from .combatants import Combatant, check_value
 from .dice import Dice, dice
+from .encounters import Schedule
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
@@ -204,6 +205,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_attr": _attr,
         "_cast": _cast,
         "_present": _present,
+        "_Schedule": Schedule,
         "_check": _check,
         "_bind": _bind,
         "_arithmetic": _arithmetic,

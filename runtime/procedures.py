@@ -98,6 +98,7 @@ class Procedure:
     source: str | None = attrs.field(default=None, repr=False)
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
+    clock: str | None = None  # an encounter's clock ("tenths", "rounds"); None for a procedure
     stepper: Stepper | None = attrs.field(default=None, repr=False)  # cut for exact odds
 
     def run(
@@ -344,6 +345,10 @@ class Procedure:
         made: dict[int, Combatant] = {}
         arguments = _handles(arguments, made)
         parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
+        for k, v in arguments.items():  # a party of a list: `fighters[0]`, `fighters[1]`, …
+            if type(v) is tuple:
+                parties.update((f"{k}[{i}]", c) for i, c in enumerate(v)
+                               if isinstance(c, Combatant))
         ctx = RunContext(source, choices, self.source, parties)
         if not traced:
             ctx.trace = NoTrace()

@@ -32,7 +32,7 @@ class TraceEntry:
     def __str__(self) -> str:
         where = f"{self.span}" if self.span else ""
         value = "none" if self.value is None else display(self.value) \
-            if not isinstance(self.value, Combatant) else repr(self.value)
+            if not isinstance(self.value, Combatant) else who(self.value)
         detail = f" ({self.detail})" if self.detail else ""
         return f"{'  ' * self.depth}{where}: {self.kind} {self.name} = {value}{detail}"
 
@@ -146,6 +146,12 @@ def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = ""
         dice, faces = detail
         detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
     return TraceEntry(kind, name, value, span, detail, depth)
+
+
+def who(combatant: Combatant) -> str:
+    """A combatant as a log names it: by its `name` when its model has one."""
+    name = combatant._values.get("name")
+    return name if isinstance(name, str) else repr(combatant)
 
 
 def jsonable(value: Any) -> Any:

@@ -119,6 +119,14 @@ class Rulebook:
     # The quick-reference tables it declares for its sheets, worked out when a sheet asks.
     references: Mapping[str, Reference] = attrs.field(factory=dict, repr=False)
 
+    def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
+              **options: Any) -> Any:
+        """Play an encounter of this rulebook (its first, unless named) with `fighters`: the
+        event log and each fighter's final state (`runtime.fights.Fight`)."""
+        from .fights import fight  # the fight runner needs the procedures this module defines
+
+        return fight(self, fighters, encounter=encounter, seed=seed, **options)
+
     def combatant(self, /, **given: Any) -> Combatant:
         """A combatant of this rulebook from its characteristics, equipment and (optional) state
         (of its first combatant model; `combatant_models[name].build(...)` for another)."""

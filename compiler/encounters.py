@@ -1,0 +1,115 @@
+"""Back end 1, encounters: the fight loop and the steps that schedule turns (a Writer mixin).
+
+An encounter is a procedure whose last step is its loop: `turn f:` gives each turn to the party
+whose action completes first (`runtime.encounters.Schedule`), `each round:` runs its steps
+round after round; after each pass `ends when` is tested, and the cap bounds the loop. It ends
+in `ended`, `capped` or `idle` (nobody has a turn coming), each with the time and the passes
+made, unless a step of the loop ends it with an outcome of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import RuleTypeError
+
+from .expressions import Env
+from .types import INT, NUM, T, is_number
+
+# The outcomes every encounter can end in, and what each carries.
+ENDINGS = ("ended", "capped", "idle")
+
+
+class EncounterSteps:
+    """Generates `turn`/`each round` loops and `act`/`delay`/`stop` steps."""
+
+    encounter: str | None = None  # the clock of the encounter being generated
+
+    def start_encounter(self: Any, decl: s.ProcedureDecl, env: Env) -> None:
+        """`_sched` and `now` exist from the first step of an encounter."""
+        self.encounter = decl.clock[0] if decl.clock else None
+        if self.encounter is None:
+            return
+        self.line(1, f"_sched = _Schedule(_ctx, {self.encounter!r})")
+        self.line(1, "v_now = 0")
+        env["now"] = ("v_now", NUM)
+
+    def visit_ScheduleStep(self: Any, step: s.ScheduleStep, env: Env, depth: int) -> None:
+        party = env.get(step.party)
+        if party is None or party[1].kind != "combatant":
+            self.scope.unknown("party", step.party, step.span,
+                               [n for n, (_, t) in env.items() if t.kind == "combatant"])
+            return
+        if self.encounter is None:
+            self.scope.error(RuleTypeError, "act, delay and stop schedule turns: they belong in "
+                             "an encounter (a procedure has no clock)", step.span)
+            return
+        where = self.scope.span_ref(step.span)
+        who = f"{where}, {step.party!r}, {party[0]}"
+        if step.mode == "stop":
+            self.line(depth, f"_sched.stop({who})")
+            return
+        code, t = self.expr(step.value, env)
+        if not is_number(t):
+            self.scope.error(RuleTypeError, f"a time is a number of {self.encounter}, not {t}",
+                             step.value.span)
+        code = self.emit.cast(code, t, "num", step.value)
+        if step.mode == "delay":
+            self.line(depth, f"_sched.delay({who}, {code})")
+        else:
+            self.line(depth, f"_sched.act({who}, {code}, {step.mode == 'after'})")
+
+    def visit_EncounterLoop(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> None:
+        if self.encounter is None:
+            self.scope.error(RuleTypeError, "a turn or round loop is an encounter's: write "
+                             "`encounter NAME (…):` with a `clock` line", step.span)
+            return
+        cap, ct = self.expr(step.cap, env)
+        if ct.kind not in ("int", "any"):
+            self.scope.error(RuleTypeError, f"the cap of an encounter is a whole number of "
+                             f"{step.unit}, not {ct}", step.cap.span)
+        counted = "turns" if step.kind == "turn" else "rounds"
+        if step.unit != counted:
+            self.scope.error(RuleTypeError, f"this encounter goes by {counted}: write `at most "
+                             f"N {counted}`", step.span)
+        for ending in ENDINGS:
+            self.schema.fields.setdefault(ending, ["time", counted])
+            self.schema.record(ending, "time", NUM)
+            self.schema.record(ending, counted, INT)
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"for _pass in _ctx.passes({where}, "
+                         f"{self.emit.cast(cap, ct, 'int', step.cap)}):")
+        inner = depth + 1
+        ending = f"{{'time': v_now, {counted!r}: _pass + 1}}"
+        if step.kind == "turn":
+            self.line(inner, f"_turn = _sched.next({where}, {step.var!r})")
+            self.line(inner, "if _turn is None:")
+            self.line(inner + 1, f"_ctx.finish({where}, 'idle', {{'time': v_now, "
+                                 f"{counted!r}: _pass}})")
+            self.line(inner, f"v_{step.var}, v_now = _turn")
+            env[step.var] = (f"v_{step.var}", self._party_type(env))
+        else:
+            self.line(inner, f"v_round = _pass + 1")
+            self.line(inner, f"_ctx.let({where}, 'round', v_round)")
+            env["round"] = ("v_round", INT)
+        self.steps(step.body, env, inner)
+        test, _ = self.condition(step.ends, env)
+        self.line(inner, f"if _ctx.until({where}, {self.text(step.ends.span)!r}, {test}):")
+        self.line(inner + 1, f"_ctx.finish({where}, 'ended', {ending})")
+        self.line(depth, "else:")
+        self.line(inner, f"_ctx.finish({where}, 'capped', {{'time': v_now, "
+                         f"{counted!r}: _pass + 1}})")
+
+    @staticmethod
+    def _party_type(env: Env) -> T:
+        """The turn's party: a combatant of the model the encounter's parties are."""
+        for _, t in env.values():
+            if t.kind == "combatant":
+                return t
+            if t.kind == "list" and t.item is not None and t.item.kind == "combatant":
+                return t.item
+        return T("combatant")
+
+
+__all__ = ["ENDINGS", "EncounterSteps"]

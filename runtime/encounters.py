@@ -1,0 +1,74 @@
+"""Time in an encounter: when each party's next turn comes, on the rulebook's own clock.
+
+One primitive serves every clock the seeds use: a party's action completes at a time (tenths
+in Ringing Steel, counts in BT, a strike rank in RQ3, a place in the initiative order in d20),
+and the party whose action completes first takes the next turn — as SimPy's environment orders
+processes by time. The rule file says how long each action takes (`act f after …`), what a
+defence adds to the action under way (`delay foe by …`) and who takes no more turns
+(`stop f`); the runtime only keeps the times and picks the earliest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .combatants import Combatant
+from .errors import RangeError, Span
+from .values import display
+
+
+class Schedule:
+    """The parties' next turns in one encounter, earliest first; ties in the order scheduled."""
+
+    def __init__(self, ctx: Any, clock: str) -> None:
+        self.ctx = ctx
+        self.clock = clock
+        self.now: Any = 0
+        self.order = 0  # how many times a turn was scheduled: breaks ties between equal times
+        self.next_turns: dict[int, tuple[Any, int, Combatant]] = {}  # id -> (time, order, who)
+
+    def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
+        """`act f at T` or `act f after T`: f's next turn comes at that time."""
+        self._party(span, label, who)
+        when = self.now + time if after else time
+        if when < self.now:
+            raise RangeError(f"{label}'s next turn would be at {display(when)}, before now "
+                             f"({display(self.now)} {self.clock})", span, self.ctx.source)
+        self.order += 1
+        self.next_turns[id(who)] = (when, self.order, who)
+        self.ctx.trace.append(("act", label, when, span, self.clock))
+
+    def delay(self, span: Span, label: str, who: Any, by: Any) -> None:
+        """`delay f by T`: the action f has under way completes T later (nothing if f has none)."""
+        self._party(span, label, who)
+        found = self.next_turns.get(id(who))
+        if found is None:
+            return
+        when, order, _ = found
+        self.next_turns[id(who)] = (max(self.now, when + by), order, who)
+        self.ctx.trace.append(("delay", label, by, span, f"now at {display(when + by)}"))
+
+    def stop(self, span: Span, label: str, who: Any) -> None:
+        """`stop f`: f takes no more turns in this encounter."""
+        self._party(span, label, who)
+        self.next_turns.pop(id(who), None)
+        self.ctx.trace.append(("stop", label, None, span))
+
+    def next(self, span: Span, label: str) -> tuple[Combatant, Any] | None:
+        """The party whose turn comes first and the time it comes, or None when nobody acts."""
+        if not self.next_turns:
+            return None
+        key = min(self.next_turns, key=lambda k: self.next_turns[k][:2])
+        when, _, who = self.next_turns.pop(key)
+        self.now = when
+        self.ctx.values[label] = who
+        self.ctx.trace.append(("turn", label, who, span, f"at {display(when)} {self.clock}"))
+        return who, when
+
+    def _party(self, span: Span, label: str, who: Any) -> None:
+        if not isinstance(who, Combatant):
+            raise RangeError(f"{label} is {display(who)}, not a combatant to schedule", span,
+                             self.ctx.source)
+
+
+__all__ = ["Schedule"]
