@@ -76,6 +76,7 @@ class _Compiler:
         models = self._combatants()
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
+        self._check_policies(procedures)
         references = plan_references(self.writer, decls)
         self.fail_if_errors()
         namespace = self._execute()
@@ -136,6 +137,8 @@ class _Compiler:
                 self.scope.models[d.name] = d
             elif isinstance(d, s.ProcedureDecl):
                 self.scope.procedures[d.name] = d
+            elif isinstance(d, s.PolicyDecl):
+                self.scope.policies[d.name] = d
 
     def _enums(self, decls: tuple[Any, ...]) -> None:
         for d in decls:
@@ -378,6 +381,22 @@ class _Compiler:
                                       clock=d.clock[0] if d.clock else None)
         return {name: built[name] for name in found if name in built}
 
+    def _check_policies(self, procedures: dict[str, Procedure]) -> None:
+        """A policy answers choices some procedure makes; each procedure knows the policies."""
+        choices = sorted({c for p in procedures.values() for c in p.choice_names})
+        for decl in self.scope.policies.values():
+            seen: set[str] = set()
+            for line in decl.lines:
+                if line.choice not in choices:
+                    self.scope.unknown(f"choice (policy {decl.name} answers the `choose` steps "
+                                       "of procedures):", line.choice, line.span, choices)
+                elif line.choice in seen:
+                    self.scope.error(RuleTypeError, f"policy {decl.name} answers "
+                                     f"{line.choice} twice", line.span)
+                seen.add(line.choice)
+        for proc in procedures.values():
+            proc.policies = tuple(self.scope.policies)
+
     def _outcomes(self, name: str) -> dict[str, tuple[str, ...]]:
         """Each outcome of a procedure with the values it carries (for tools and `show`)."""
         schema = self.scope.schemas.get(name)
@@ -437,7 +456,7 @@ class _Compiler:
 
 # Keywords of Procedure.run/enumerate/odds: a parameter or choice of the same name could not be
 # given from Python.
-RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by")
+RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by", "policy")
 
 
 def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:

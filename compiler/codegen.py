@@ -36,6 +36,7 @@ class Writer(EncounterSteps):
             s.CallStep: self.visit_CallStep, s.ForStep: self.visit_ForStep,
             s.RepeatStep: self.visit_RepeatStep, s.NamedStep: self.visit_NamedStep,
             s.ScheduleStep: self.visit_ScheduleStep, s.EncounterLoop: self.visit_EncounterLoop,
+            s.ConditionStep: self.visit_ConditionStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()
@@ -275,11 +276,34 @@ class Writer(EncounterSteps):
                              step.default.span)
         self.emit.check_member(step.default, dt, item)
         default = self.emit.cast(default, dt, item.kind, step.default)
+        default = self._policies(step, env, item, default)
         var = self._bind(env, step.name, item, step.span)
         where = self.scope.span_ref(step.span)
         self.choices.append(step.name)
         self.line(depth, f"{var} = _ctx.choose({where}, {step.name!r}, {step.party!r}, {code}, "
                          f"{default})")
+
+    def _policies(self, step: s.ChooseStep, env: Env, item: T, default: str) -> str:
+        """The choice as each policy that answers it makes it (`_ctx.policy` names the policy
+        of the run), else the step's own default."""
+        for name, decl in reversed(self.scope.policies.items()):
+            for line in decl.lines:
+                if line.choice != step.name:
+                    continue
+                code, t = self.expr(line.value, env)
+                if not accepts(item, t):
+                    self.scope.error(RuleTypeError, f"policy {name} answers {step.name} with "
+                                     f"{t}; the choice takes {item}", line.value.span)
+                self.emit.check_member(line.value, t, item)
+                options = step.options
+                if isinstance(options, s.ListLit) and isinstance(line.value, s.String) and all(
+                        isinstance(o, s.String) for o in options.items) and \
+                        line.value.value not in [o.value for o in options.items]:
+                    self.scope.unknown("option", line.value.value, line.value.span,
+                                       [o.value for o in options.items])
+                code = self.emit.cast(code, t, item.kind, line.value)
+                default = f"({code} if _ctx.policy == {name!r} else {default})"
+        return default
 
     def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
         arms: list[tuple[Env, set[str]]] = []

@@ -60,6 +60,30 @@ class EncounterSteps:
         else:
             self.line(depth, f"_sched.act({who}, {code}, {step.mode == 'after'})")
 
+    def visit_ConditionStep(self: Any, step: s.ConditionStep, env: Env, depth: int) -> None:
+        """`give f "Stunned" for 1`, `end f "Stunned"`: conditions last on the run's clock."""
+        party = env.get(step.party)
+        if party is None or party[1].kind != "combatant":
+            self.scope.unknown("party", step.party, step.span,
+                               [n for n, (_, t) in env.items() if t.kind == "combatant"])
+            return
+        code, t = self.expr(step.condition, env)
+        if t.kind not in ("name", "any"):
+            self.scope.error(RuleTypeError, f"a condition is named (\"Stunned\"), not {t}",
+                             step.condition.span)
+        where = self.scope.span_ref(step.span)
+        if step.mode == "end":
+            self.line(depth, f"_ctx.end_condition({where}, {step.party!r}, {party[0]}, {code})")
+            return
+        duration = "None"
+        if step.duration is not None:
+            duration, dt = self.expr(step.duration, env)
+            if not is_number(dt):
+                self.scope.error(RuleTypeError, f"how long a condition lasts is a number, not "
+                                 f"{dt}", step.duration.span)
+            duration = self.emit.cast(duration, dt, "num", step.duration)
+        self.line(depth, f"_ctx.give({where}, {step.party!r}, {party[0]}, {code}, {duration})")
+
     def visit_EncounterLoop(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> None:
         if self.encounter is None:
             self.scope.error(RuleTypeError, "a turn or round loop is an encounter's: write "
@@ -90,12 +114,15 @@ class EncounterSteps:
             self.line(inner, f"v_{step.var}, v_now = _turn")
             env[step.var] = (f"v_{step.var}", self._party_type(env))
         else:
-            self.line(inner, f"v_round = _pass + 1")
+            self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _pass + 1")
+            self.line(inner, "_ctx.whole_rounds = True")
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
         self.steps(step.body, env, inner)
         test, _ = self.condition(step.ends, env)
-        self.line(inner, f"if _ctx.until({where}, {self.text(step.ends.span)!r}, {test}):")
+        settled = "_sched.settled() and " if step.kind == "turn" else ""
+        self.line(inner, f"if {settled}_ctx.until({where}, {self.text(step.ends.span)!r}, "
+                         f"{test}):")
         self.line(inner + 1, f"_ctx.finish({where}, 'ended', {ending})")
         self.line(depth, "else:")
         self.line(inner, f"_ctx.finish({where}, 'capped', {{'time': v_now, "

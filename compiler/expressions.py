@@ -29,7 +29,7 @@ _ROUNDING = {
 AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
               "sort_descending", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
-                   "flatten", "maximum", "minimum", "mean", *AGGREGATES})
+                   "flatten", "maximum", "minimum", "mean", "has", "remaining", *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
@@ -578,6 +578,14 @@ class Emitter:
             types = [at for _, at in args]
             result = INT if all(at == INT for at in types) else (ANY if ANY in types else NUM)
             return f"{name}({', '.join(codes)})", result
+        if name in ("has", "remaining") and len(args) == 2:
+            (who, wt), (cond, ct) = args
+            if wt.kind not in ("combatant", "any"):
+                return self._bad(f"{name}(party, condition) asks of a combatant, not {wt}",
+                                 node.args[0])
+            if ct.kind not in ("name", "any"):
+                return self._bad(f"a condition is named (\"Stunned\"), not {ct}", node.args[1])
+            return f"_ctx.{name}({who}, {cond})", (BOOL if name == "has" else NUM.or_none())
         if name == "dice" and len(args) == 2:
             for (_, at), arg in zip(args, node.args):
                 if at.kind not in ("int", "any"):

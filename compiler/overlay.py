@@ -28,7 +28,8 @@ Loader = Callable[[str, str], tuple[str, str]]
 
 KINDS: dict[type, str] = {s.EnumDecl: "enum", s.TableDecl: "table", s.FormulaDecl: "formula",
                           s.CombatantDecl: "combatant", s.ProcedureDecl: "procedure",
-                          s.NotationDecl: "notation", s.ReferenceDecl: "reference"}
+                          s.NotationDecl: "notation", s.ReferenceDecl: "reference",
+                          s.PolicyDecl: "policy"}
 HOUSE_ONLY = (s.ReplaceDecl, s.AmendDecl, s.RemoveDecl)
 
 

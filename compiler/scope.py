@@ -68,6 +68,7 @@ class Scope:
     procedure_choices: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
     procedure_checks: dict[tuple[str, str], str] = attrs.field(factory=dict)  # -> Param global
     schemas: dict[str, Any] = attrs.field(factory=dict)  # procedure -> outcomes.Schema
+    policies: dict[str, s.PolicyDecl] = attrs.field(factory=dict)
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)

@@ -120,7 +120,9 @@ class StepWriter(Writer):
                 depth = 1
             self.origin(depth, step.span)
             split = self._split.get(type(step))
-            if split is not None and _splits(step):
+            if _splits(step):
+                if split is None:
+                    raise _Unsupported(f"a {type(step).__name__} that rolls or calls")
                 depth = split(step, env, depth)
                 continue
             handler = self._dispatch.get(type(step))
@@ -341,6 +343,10 @@ def segments_of(code: str, info: dict, namespace: dict[str, Any]) -> tuple[Segme
     """Each segment's function with its statements as liveness reads them (`Stepper`)."""
     index = {v: i for i, v in enumerate(info["slots"])}
     tree = ast.parse(code)
+    asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and
+             isinstance(node.value, ast.Name) and node.value.id == "_ctx"}
+    if asked - _CONTEXT:
+        raise _Unsupported(f"the run context's {sorted(asked - _CONTEXT)}")
     found = []
     for fn in tree.body:
         assert isinstance(fn, ast.FunctionDef)
@@ -485,7 +491,10 @@ def stepper_from(code: str, info: dict, namespace: dict[str, Any], source: str |
 
 def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
            namespace: dict[str, Any], source: str | None) -> None:
-    """Write, compile and attach every procedure's segments (`Procedure.stepper`)."""
+    """Write, compile and attach every procedure's segments (`Procedure.stepper`). A procedure
+    whose steps the segments cannot follow (a step kind they do not cut, a run-context call
+    that keeps state of its own), or that calls one, keeps `stepper = None`: its odds walk
+    the paths."""
     writer = StepWriter(scope)
     found = {d.name: d for d in decls if isinstance(d, s.ProcedureDecl)}
     timed = _on_a_clock(found)
@@ -494,16 +503,44 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
         params = scope.procedure_params.get(name)
         if params is None or name not in found or name in timed:
             continue
-        written.append((proc, *writer.stepper(found[name], params)))
+        reported = len(scope.errors)
+        try:
+            written.append((proc, *writer.stepper(found[name], params)))
+        except _Unsupported:
+            pass
+        del scope.errors[reported:]  # the run form has reported every error once already
     namespace.update(scope.constants)
     module = "".join(code for _, code, _ in written)
     exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
-    steppers = {proc.name: stepper_from(code, info, namespace, source)
-                for proc, code, info in written}
+    steppers: dict[str, Stepper] = {}
+    for proc, code, info in written:
+        try:
+            steppers[proc.name] = stepper_from(code, info, namespace, source)
+        except _Unsupported:
+            pass
+    calls = {name: {st.procedure for st in _all_steps(d.steps) if isinstance(st, s.CallStep)}
+             for name, d in found.items()}
+    dropped = True
+    while dropped:  # a caller of a procedure without segments walks the paths too
+        dropped = False
+        for name in list(steppers):
+            if calls.get(name, set()) - set(steppers):
+                del steppers[name]
+                dropped = True
     for proc, _, _ in written:
-        stepper = steppers[proc.name]
-        stepper.callees = steppers
-        proc.stepper = stepper
+        if proc.name in steppers:
+            steppers[proc.name].callees = steppers
+            proc.stepper = steppers[proc.name]
+
+
+class _Unsupported(Exception):
+    """What the segments cannot follow: the procedure's odds walk the paths."""
+
+
+# What segments may ask of the run context: the calls that keep no state between states (a
+# condition given, an encounter's clock, a script of choices each would).
+_CONTEXT = frozenset(("let", "branch", "choose", "change", "each", "passes", "until", "capped",
+                      "item", "first_pass", "_pass", "finish", "done", "policy"))
 
 
 def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:

@@ -255,6 +255,11 @@ def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
     return [f"{pad}{word.format(step.party)} {expression(step.value)}"]
 
 
+def _condition_step(step: s.ConditionStep, pad: str, depth: int) -> list[str]:
+    text = f"{pad}{step.mode} {step.party} {expression(step.condition)}"
+    return [text + (f" for {expression(step.duration)}" if step.duration is not None else "")]
+
+
 def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
     head = f"{pad}turn {step.var}:" if step.kind == "turn" else f"{pad}each round:"
     return [head] + _steps(step.body, depth + 1) + [
@@ -271,6 +276,7 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
     s.CallStep: _call_step, s.ForStep: _for_step, s.RepeatStep: _repeat_step,
     s.NamedStep: _named_step, s.ScheduleStep: _schedule_step, s.EncounterLoop: _encounter_loop,
+    s.ConditionStep: _condition_step,
 }
 
 
@@ -352,6 +358,13 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
 }
 
 
+def _policy(d: s.PolicyDecl) -> list[str]:
+    lines = [f"policy {d.name}{_title(d.title)}:"]
+    for line in d.lines:
+        lines += _comments(line.comments, 1) + [f"{INDENT}{line.choice} = {expression(line.value)}"]
+    return lines
+
+
 # ---- house rules ---------------------------------------------------------------------------
 
 
@@ -396,6 +409,7 @@ _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.RulebookDecl: _rulebook, s.EnumDecl: _enum, s.TableDecl: _table, s.FormulaDecl: _formula,
     s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure, s.NotationDecl: _notation,
     s.ExtendsDecl: _extends, s.ReplaceDecl: _replace, s.RemoveDecl: _remove, s.AmendDecl: _amend,
+    s.PolicyDecl: _policy,
 }
 
 

@@ -311,6 +311,16 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.FieldEdit("remove", str(c[0]), None, span, self._claim(span))
 
+    # -- policies --------------------------------------------------------------------------------
+    def policy_decl(self, meta: Any, c: list[Any]) -> s.PolicyDecl:
+        span = self._span(meta)
+        comments = self._claim(span)
+        return s.PolicyDecl(str(c[0]), _unquote(c[1]), tuple(c[2:]), span, comments)
+
+    def policy_line(self, meta: Any, c: list[Any]) -> s.PolicyLine:
+        span = self._span(meta)
+        return s.PolicyLine(str(c[0]), c[1], span, self._claim(span))
+
     # -- encounters ------------------------------------------------------------------------------
     def encounter_decl(self, meta: Any, c: list[Any]) -> s.ProcedureDecl:
         """An encounter is a procedure whose last step is its fight loop."""
@@ -356,6 +366,14 @@ class _Builder(Transformer_NonRecursive):
 
     def stop_turns(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
         return self._schedule("stop", meta, c)
+
+    def give_condition(self, meta: Any, c: list[Any]) -> s.ConditionStep:
+        span = self._span(meta)
+        return s.ConditionStep("give", str(c[0]), c[1], c[2], span, self._claim(span))
+
+    def end_condition(self, meta: Any, c: list[Any]) -> s.ConditionStep:
+        span = self._span(meta)
+        return s.ConditionStep("end", str(c[0]), c[1], None, span, self._claim(span))
 
     def named_step(self, meta: Any, c: list[Any]) -> s.NamedStep:
         span = self._span(meta)

@@ -432,6 +432,16 @@ class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, st
 
 
 @attrs.frozen
+class ConditionStep:  # give PARTY CONDITION [for T] / end PARTY CONDITION
+    mode: str  # "give" or "end"
+    party: str
+    condition: Expr  # a condition's name: a member of an enum, usually `condition`
+    duration: Expr | None  # how long, in the clock's unit; None: until ended
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
 class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it ends
     kind: str  # "turn" (the earliest action completes) or "round"
     var: str  # the party whose turn it is, or "round" (the round's number)
@@ -460,6 +470,23 @@ def blocks(step: Any) -> list[tuple[Any, ...]]:
     if isinstance(step, RepeatStep):
         return [step.body] + ([step.at_cap] if step.at_cap else [])
     return []
+
+
+@attrs.frozen
+class PolicyLine:  # policy_line: a choice's answer under this policy
+    choice: str
+    value: Expr
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class PolicyDecl:  # policy_decl
+    name: str
+    title: str | None
+    lines: tuple[PolicyLine, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 # ---- house rules over a base ---------------------------------------------------------------

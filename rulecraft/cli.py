@@ -375,11 +375,18 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 @click.argument("rulebook")
 @click.argument("fighters", nargs=-1, required=True)
 @click.option("--encounter", help="Which encounter of the rulebook (default: its first).")
+@click.option("--policy", help="Which of the rulebook's policies makes the fighters' choices "
+              "(default: each choice's own default).")
 @click.option("--seed", type=int, help="A whole number: the same seed, the same fight.")
+@click.option("--runs", type=click.IntRange(min=1), help="Play this many fights and report win "
+              "rates (95% intervals), mean length and each fighter's state per fight.")
+@click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default: "
+              "every core); the figures are the same whatever the number.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @limit_option
-def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, seed: int | None,
-           as_json: bool, limits: Limits) -> None:
+def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, policy: str | None,
+           seed: int | None, runs: int | None, workers: int | None, as_json: bool,
+           limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
     combatant: its fields by name, `model = "horse"` for another model). Prints one line per
     event (time, what, who) and each fighter's state at the end."""
@@ -389,7 +396,20 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, seed
         rb = api.load(rulebook, limits)
         made = [read_fighter(rb, path, limits=limits) for path in fighter_files(fighters)]
         names = [os.path.splitext(os.path.basename(path))[0] for path in fighters]
-        done = fight(rb, made, encounter=encounter, seed=seed, limits=limits, names=names)
+        if runs is not None:
+            from rulecraft.fight import study
+
+            options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
+                           workers=workers)
+            if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
+                with click.progressbar(length=runs, label="fights", file=sys.stderr) as bar:
+                    many = study(rb, made, runs, progress=bar.update, **options)
+            else:
+                many = study(rb, made, runs, **options)
+            _emit(many.as_json(), as_json, many.report())
+            return
+        done = fight(rb, made, encounter=encounter, seed=seed, limits=limits, names=names,
+                     policy=policy)
     except RulecraftError as err:
         _fail(err, as_json)
         return

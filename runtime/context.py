@@ -34,6 +34,12 @@ class RunContext:
     ) -> None:
         self.dice = dice
         self.choices = choices
+        self.policy = choices.get("policy")  # the policy deciding this run's choices, by name
+        self.scripted: dict[str, int] = {}  # a scripted choice: how many of its decisions made
+        self.now: Any = 0  # an encounter's time, in its clock's unit (0 outside encounters)
+        self.whole_rounds = False  # a round clock: a condition for 1 lasts through the next round
+        # Lasting conditions: party -> condition -> until when (None: until ended by a step).
+        self.conditions: dict[int, dict[Any, Any]] = {}
         self.source = source
         self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
         self.values: dict[str, Any] = {}
@@ -69,6 +75,15 @@ class RunContext:
         options = list(options)
         chosen = self.choices.get(name, default)
         by = "given" if name in self.choices else "default"
+        if by == "given" and type(chosen) is list:
+            # A script of decisions (a fight in a test): each time this choice is made, the next.
+            made = self.scripted.get(name, 0)
+            if made >= len(chosen):
+                raise RangeError(f"the scripted decisions for {name} ran out: {len(chosen)} "
+                                 "given, and it is made again here", span, self.source)
+            self.scripted[name] = made + 1
+            chosen = chosen[made]
+            by = "scripted"
         if by == "given" and callable(chosen) and not isinstance(chosen, str):
             # Only a caller's own function is called: a value from the rule (a default) never is.
             try:
@@ -93,6 +108,32 @@ class RunContext:
         self.values[name] = chosen
         self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
         return chosen
+
+    def give(self, span: Span, party: str, who: Combatant, condition: Any,
+             duration: Any) -> None:
+        """`give f "Stunned" for 1`: a condition lasting until now + duration (or until ended)."""
+        until = None if duration is None else self.now + duration
+        self.conditions.setdefault(id(who), {})[condition] = until
+        shown = "until ended" if until is None else f"until {display(until)}"
+        self.trace.append(("give", party, condition, span, shown))
+
+    def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
+        self.conditions.get(id(who), {}).pop(condition, None)
+        self.trace.append(("end", party, condition, span))
+
+    def has(self, who: Any, condition: Any) -> bool:
+        """Whether a party is under a condition now (one given for a time lasts until then)."""
+        until = self.conditions.get(id(who), {}).get(condition, False)
+        if until is None:
+            return True
+        return until is not False and (until > self.now or
+                                       (self.whole_rounds and until == self.now))
+
+    def remaining(self, who: Any, condition: Any) -> Any:
+        """How long a condition has left (none when not under it, or until ended)."""
+        until = self.conditions.get(id(who), {}).get(condition)
+        left = None if until is None else until - self.now + (1 if self.whole_rounds else 0)
+        return None if left is None or left <= 0 else left
 
     def change(self, span: Span, party: str, who: Combatant, field: str, index: tuple[Any, ...],
                value: Any, mode: str) -> None:

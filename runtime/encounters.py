@@ -60,10 +60,15 @@ class Schedule:
             return None
         key = min(self.next_turns, key=lambda k: self.next_turns[k][:2])
         when, _, who = self.next_turns.pop(key)
-        self.now = when
+        self.now = self.ctx.now = when
         self.ctx.values[label] = who
         self.ctx.trace.append(("turn", label, who, span, f"at {display(when)} {self.clock}"))
         return who, when
+
+    def settled(self) -> bool:
+        """Whether every turn due now has been taken: an encounter ends only between times, so
+        two simultaneous blows both land."""
+        return all(when > self.now for when, _, _ in self.next_turns.values())
 
     def _party(self, span: Span, label: str, who: Any) -> None:
         if not isinstance(who, Combatant):

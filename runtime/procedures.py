@@ -99,6 +99,7 @@ class Procedure:
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
     clock: str | None = None  # an encounter's clock ("tenths", "rounds"); None for a procedure
+    policies: tuple[str, ...] = ()  # the rulebook's policies: `run(..., policy="cautious")`
     stepper: Stepper | None = attrs.field(default=None, repr=False)  # cut for exact odds
 
     def run(
@@ -307,6 +308,15 @@ class Procedure:
         for key, value in args.items():
             if key in names:
                 continue
+            if key == "policy":  # a run option: which of the rulebook's policies decides
+                if value is not None and value not in self.policies:
+                    close = difflib.get_close_matches(str(value), self.policies, n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise RangeError(f"no policy called {value!r} (the rulebook's policies: "
+                                     f"{', '.join(self.policies) or 'none'}){hint}",
+                                     self.span, self.source)
+                picked["policy"] = value
+                continue
             if key in self.choice_names:
                 picked[key] = value
                 continue
@@ -333,7 +343,7 @@ class Procedure:
             else:
                 raise RangeError(f"procedure {self.name} needs {p.name}", p.span, self.source)
         for name in picked:
-            if name not in self.choice_names:
+            if name not in self.choice_names and name != "policy":
                 raise RangeError(f"procedure {self.name} has no choice {name!r} "
                                  f"(its choices: {', '.join(self.choice_names) or 'none'})",
                                  self.span, self.source)

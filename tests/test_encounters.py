@@ -193,3 +193,219 @@ def test_a_fighter_file_s_mistakes_name_the_file_and_the_field(tmp_path):
     broken.write_text("strength = = 3\n")
     result = CliRunner().invoke(cli, ["fight", "ringing_steel", str(broken), str(broken)])
     assert result.exit_code == 1 and "cannot read the fighter" in result.output
+
+
+# ---- decisions: policies by name, scripts for tests ---------------------------------------------
+
+POLICIES = """rulebook p "P"
+combatant fighter:
+  skill: 1..20
+procedure defend (a: fighter):
+  choose how by a from ["Parry", "Dodge", "Nothing"] default (if a.skill > 10 then "Parry" else "Dodge")
+  outcome done with (how = how)
+policy reckless "Takes every blow":
+  how = "Nothing"
+policy cunning "Dodges when nimble":
+  how = if a.skill > 15 then "Dodge" else "Parry"
+"""
+
+
+def test_a_policy_by_name_decides_and_the_default_is_the_rule_s_own():
+    # "Decisions are asked of a policy ... Each rulebook ships a sensible default policy ...
+    # a user picks another by name; a fight can be scripted (a list of decisions) for tests."
+    rb = rulecraft.compile(POLICIES, "p.rules")
+    defend, a, b = rb.procedures["defend"], rb.combatant(skill=12), rb.combatant(skill=17)
+    assert defend.run(a=a).outcome["how"] == "Parry"
+    assert defend.run(a=a, policy="reckless").outcome["how"] == "Nothing"
+    assert defend.run(a=b, policy="cunning").outcome["how"] == "Dodge"
+    assert defend.run(a=a, how=["Dodge"]).outcome["how"] == "Dodge"
+    with pytest.raises(rulecraft.RangeError, match="did you mean 'cunning'"):
+        defend.run(a=a, policy="cunnin")
+    assert defend.odds(a=a, policy="reckless") == {"done": 1}
+
+
+@pytest.mark.parametrize("line, words", [
+    ("  hw = \"Parry\"\n", "did you mean 'how'"),
+    ("  how = 3\n", "policy bad answers how with a whole number"),
+    ("  how = \"Pary\"\n", "did you mean 'Parry'"),
+])
+def test_a_policy_is_checked_against_the_choices_it_answers(line, words):
+    with pytest.raises(rulecraft.RulecraftError) as info:
+        rulecraft.compile(POLICIES + 'policy bad "Bad":\n' + line, "p.rules")
+    assert words in str(info.value)
+
+
+def test_scripted_decisions_are_made_in_order_and_run_out_clearly():
+    rb = rulecraft.compile(POLICIES.replace(
+        "procedure defend (a: fighter):\n  choose how",
+        "procedure defend (a: fighter):\n  choose first by a from [1, 2] default 1\n  choose how"),
+        "p.rules")
+    with pytest.raises(rulecraft.RangeError, match="scripted decisions for first ran out"):
+        rb.procedures["defend"].run(a=rb.combatant(skill=3), first=[])
+
+
+def test_ringing_steel_ships_a_competent_policy():
+    rb = rulecraft.load("ringing_steel")
+    a = rulecraft.read_fighter(rb, "examples/ringing_steel/swordsman.toml")
+    b = rulecraft.read_fighter(rb, "examples/ringing_steel/spearman.toml")
+    # Against a sword (a cut) the spearman parries at 37 and dodges actively at 27: he parries;
+    # with no policy named he keeps the step's default, a passive dodge.
+    assert (b.parry_cut, b.active_dodge_factor) == (37, 27)
+    melee = rb.procedures["melee_attack"]
+    assert melee.run(attacker=a, defender=b, policy="competent", dice=[2]).outcome["defence"] \
+        == "Parry"
+    assert melee.run(attacker=a, defender=b, dice=[2]).outcome["defence"] == "Passive Dodge"
+    fight = rb.fight([a, b], seed=3, policy="competent")
+    assert any(e["kind"] == "return" for e in fight.events)
+
+
+# ---- lasting conditions ------------------------------------------------------------------------
+
+STUN = """rulebook c "C"
+enum condition: Stunned, Prone
+combatant pc:
+  name: name
+  state hp: 0..20 = 5 clamped
+encounter brawl (a: pc, b: pc):
+  clock rounds
+  each round:
+    for each attacker in [a, b]:
+      let foe = if attacker == a then b else a
+      if not has(attacker, "Stunned"):
+        roll hit = d6
+        set foe.hp = foe.hp - hit
+        if hit == 6:
+          give foe "Stunned" for 1
+  ends when a.hp == 0 or b.hp == 0
+  at most 10 rounds
+"""
+
+
+def test_a_stunned_combatant_loses_its_actions_until_the_condition_ends():
+    # d20: stunned "for a round"; the condition ends on time (by the round clock).
+    rb = rulecraft.compile(STUN, "c.rules")
+    r = rb.procedures["brawl"].run(a=rb.combatant(name="A"), b=rb.combatant(name="B", hp=20),
+                                   dice=[6] + [1] * 12)
+    attacks = [(e.line, round_) for round_, e in _rounds(r) if e.kind == "roll"]
+    by_round = {}
+    for _, round_ in attacks:
+        by_round[round_] = by_round.get(round_, 0) + 1
+    assert by_round[1] == 1 and by_round[2] == 1 and by_round[3] == 2  # B stunned rounds 1-2
+    gives = [e for e in r.trace if e.kind == "give"]
+    assert gives[0].value == "Stunned" and gives[0].detail == "until 2"
+
+
+def _rounds(result):
+    current = 0
+    for entry in result.trace:
+        if entry.kind == "let" and entry.name == "round":
+            current = entry.value
+        yield current, entry
+
+
+def test_a_condition_in_tenths_ends_at_its_time():
+    rulebook = DUEL.replace('rulebook duel "Duel"\n', 'rulebook duel "Duel"\nenum condition: Dazed\n'
+                            ).replace("    delay foe by 2\n",
+                                      "    give foe \"Dazed\" for 5\n    let dazed = has(foe, \"Dazed\")\n"
+                                      "    let left = remaining(foe, \"Dazed\")\n")
+    rb = rulecraft.compile(rulebook, "d.rules")
+    r = rb.procedures["duel"].run(a=rb.combatant(name="Ann", speed=10),
+                                  b=rb.combatant(name="Bob", speed=12), dice=[1] * 40)
+    lets = [(e.name, e.value) for e in r.trace if e.kind == "let" and e.name in ("dazed", "left")]
+    assert lets[:2] == [("dazed", True), ("left", 5)]
+    # Ann is dazed at 0 (until 5): by her next turn at 10 it has ended.
+    assert rb.procedures["duel"].run(a=rb.combatant(name="Ann", speed=10),
+                                     b=rb.combatant(name="Bob", speed=12),
+                                     dice=[1] * 40).outcome == "ended"
+
+
+# ---- each system's clock, on small rule files --------------------------------------------------
+
+BT_COUNTS = """rulebook bt "BT counts"
+combatant fighter:
+  name: name
+  action_counts: 1..20
+  state hits: integer = 0
+encounter melee "BT melee" (a: fighter, b: fighter):
+  clock counts "counts"
+  # "an action of X counts": X/2 winding up and X/2 in motion; the blow lands when it completes.
+  act a after a.action_counts
+  act b after b.action_counts
+  turn f:
+    let foe = if f == a then b else a
+    add 1 to foe.hits
+    act f after f.action_counts
+  ends when now >= 30
+  at most 100 turns
+"""
+
+
+def test_bt_counts_give_the_faster_fighter_more_blows():
+    rb = rulecraft.compile(BT_COUNTS, "bt.rules")
+    r = rb.procedures["melee"].run(a=rb.combatant(name="Quick", action_counts=5),
+                                   b=rb.combatant(name="Slow", action_counts=10))
+    assert r.outcome == "ended" and r.outcome["time"] == 30
+    assert (r.combatants["b"].hits, r.combatants["a"].hits) == (6, 3)
+
+
+RQ3_SR = """rulebook rq "RQ3 strike ranks"
+combatant adventurer:
+  name: name
+  strike_rank: 1..12
+  state struck_at: list number
+encounter round_of_melee "A melee round" (party: list adventurer):
+  clock strike_ranks "strike ranks"
+  # "actions at their SR, a second attack 3 SR later, nothing past SR 10"
+  for each p in party:
+    act p at p.strike_rank
+  turn p:
+    add now to p.struck_at
+    if now + 3 <= 10:
+      act p after 3
+  ends when now >= 10
+  at most 40 turns
+"""
+
+
+def test_rq3_strike_ranks_order_the_actions_of_a_round():
+    rb = rulecraft.compile(RQ3_SR, "rq.rules")
+    party = [rb.combatant(name="Slow", strike_rank=7), rb.combatant(name="Fast", strike_rank=3)]
+    r = rb.procedures["round_of_melee"].run(party=party)
+    order = [(e.value._values["name"], e.detail) for e in r.trace if e.kind == "turn"]
+    assert order == [("Fast", "at 3 strike_ranks"), ("Fast", "at 6 strike_ranks"),
+                     ("Slow", "at 7 strike_ranks"), ("Fast", "at 9 strike_ranks"),
+                     ("Slow", "at 10 strike_ranks")]
+
+
+def test_two_simultaneous_blows_both_land():
+    # Ringing Steel's simultaneous blows: actions completing at the same time all happen before
+    # the encounter may end.
+    rb = rulecraft.compile(DUEL.replace("    delay foe by 2\n", ""), "d.rules")
+    r = rb.procedures["duel"].run(a=rb.combatant(name="Ann", speed=10, stamina=1),
+                                  b=rb.combatant(name="Bob", speed=10, stamina=1), dice=[6, 6])
+    assert r.outcome == "ended" and r.outcome["turns"] == 2
+    assert (r.combatants["a"].stamina, r.combatants["b"].stamina) == (0, 0)
+
+
+def test_many_fights_report_win_rates_the_same_whatever_the_workers():
+    # "`rulecraft fight ... --runs 10000`: many fights, reporting win rates with confidence
+    # intervals, the mean fight length and the injury distribution ... the same figures for the
+    # same seed whatever the number of workers."
+    from rulecraft.fight import study
+
+    rb = rulecraft.load("ringing_steel")
+    fighters = [rulecraft.read_fighter(rb, f"examples/ringing_steel/{n}.toml")
+                for n in ("swordsman", "spearman")]
+    one = study(rb, fighters, 300, seed=5, names=["swordsman", "spearman"], workers=1)
+    two = study(rb, fighters, 300, seed=5, names=["swordsman", "spearman"], workers=2)
+    assert one == two and one.runs == 300 and sum(one.outcomes.values()) == 300
+    rate, low, high = one.win_rates()["spearman"]
+    assert low < rate < high and 0 < rate < 1
+    assert any(k.startswith("injuries: ") for k in one.states["spearman"])
+    result = CliRunner().invoke(cli, ["fight", "ringing_steel",
+                                      "examples/ringing_steel/swordsman.toml",
+                                      "examples/ringing_steel/spearman.toml", "--runs", "50",
+                                      "--seed", "5", "--workers", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["runs"] == 50 and set(data["win_rates"]) == {"swordsman", "spearman"}

@@ -1,0 +1,285 @@
+"""Ringing Steel's melee attack written by hand: the baselines `bench_core.py` measures against.
+
+Two blows, both reading the rules as `rulebooks/ringing_steel.rules` does and drawing the dice
+in the same order from the same kind of source (`random.Random`'s `randint`, as
+`rulecraft.SeededDice` does), so that one seed gives both sides the same blow — which
+`tests/test_benchmarks.py` checks for thousands of seeds:
+
+- `careful_melee`: the same work as the engine — a fighter's figures worked out exactly
+  (`Decimal` for the one-decimal figures), remembered per state as the engine remembers them,
+  the arguments checked, a trace of each roll and value, the fighters' new states returned;
+- `plain_melee`: what a programmer in a hurry would write — whole numbers only, figures looked
+  up in the same memo, no checks, no trace. The floor under any engine.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal
+from typing import Any
+
+ARMOUR = {  # walk, run, modifier, factor, protection by area
+    "Standard": (6, 3, 0, Decimal("1.0"), {"Head": 8, "Shoulder": 8, "Arm": 8, "Chest": 8,
+                                            "Abdomen": 8, "Leg": 0}),
+    "Light": (6, 3, -1, Decimal("1.1"), {"Head": 5, "Shoulder": 4, "Arm": 3, "Chest": 4,
+                                          "Abdomen": 4, "Leg": 0}),
+}
+WEAPONS = {  # type, range, A, B, DS, DC, modifier
+    "Sword": ("Cut", "Medium", Decimal("2.0"), 4, Decimal("2.8"), Decimal("3.0"), 0),
+    "Spear": ("Stab", "Long", Decimal("1.8"), 4, Decimal("2.4"), Decimal("3.6"), -1),
+}
+COLUMN = {("Medium", "Cut"): 4, ("Long", "Stab"): 2}  # hit location columns, below
+HIT = [  # d10 rows; columns short/stab, med/stab, long/stab, short/cut, med/cut, long/cut
+    ["Head"] * 6,
+    ["R Arm", "Head", "R Arm", "Head", "Head", "Head"],
+    ["L Arm", "R Arm", "L Arm", "R Arm", "Shoulder", "L Shoulder"],
+    ["R Shoulder", "L Arm", "R Shoulder", "L Arm", "R Arm", "L Shoulder"],
+    ["L Shoulder", "Shoulder", "L Shoulder", "R Shoulder", "L Arm", "R Shoulder"],
+    ["Chest", "Chest", "Chest", "L Shoulder", "Chest", "R Shoulder"],
+    ["Chest", "Abdomen", "Chest", "Chest", "Chest", "L Arm"],
+    ["Abdomen", "Abdomen", "Chest", "Abdomen", "Abdomen", "R Arm"],
+    ["Abdomen", "R Leg", "Abdomen", "Abdomen", "Abdomen", "Chest"],
+    ["Leg", "L Leg", "Abdomen", "Leg", "Leg", "Abdomen"],
+]
+AREA = {"Head": "Head", "R Arm": "Arm", "L Arm": "Arm", "R Shoulder": "Shoulder",
+        "L Shoulder": "Shoulder", "Shoulder": "Shoulder", "Chest": "Chest", "Abdomen": "Abdomen",
+        "Leg": "Leg", "R Leg": "Leg", "L Leg": "Leg"}
+AREAS = ["Head", "Arm", "Shoulder", "Chest", "Abdomen", "Leg"]
+WOUNDS = [r.split(",") for r in (  # damage factor 1..12 by area (blanks repeat the row above)
+    "Bruise,Bruise,Bruise,Bruise,Bruise,Bruise", "Bruise,L Wound,Bruise,Bruise,Bruise,Bruise",
+    "L Wound,Wound,Bruise,L Wound,Bruise,L Wound", "L Wound,Wound,L Wound,L Wound,L Wound,L Wound",
+    "Wound,S Wound,L Wound,Wound,L Wound,Wound", "Wound,S Wound,Wound,Wound,Wound,Wound",
+    "S Wound,Disable,Wound,S Wound,Wound,Wound", "S Wound,Disable,Wound,S Wound,S Wound,S Wound",
+    "Disable,Disable,S Wound,Disable,S Wound,S Wound", "Disable,Sever,S Wound,Disable,Disable,Disable",
+    "Death,Sever,Disable,Death,Disable,Disable", "Death,Sever,Disable,Death,Death,Sever")]
+EFFECTS = {"Bruise": (0, 0, 0, 1), "L Wound": (0, 0, 2, 2), "Wound": (-1, -2, 4, 4),
+           "S Wound": (-2, -4, 8, 8), "Disable": (0, 0, 0, 0), "Sever": (0, 0, 0, 0),
+           "Death": (0, 0, 0, 0)}  # anti-parry, defence, action time, fatigue
+PAIRS = {("Bruise", "Bruise"): "L Wound", ("L Wound", "L Wound"): "Wound",
+         ("Wound", "Wound"): "S Wound", ("S Wound", "Wound"): "Disable",
+         ("Wound", "S Wound"): "Disable"}
+
+
+def _floor(x: Decimal) -> int:
+    return int(x.to_integral_value(rounding=ROUND_FLOOR))
+
+
+def skill(dexterity: int, training: int, armour: str) -> Decimal:
+    """"Skill-Factor" = round(dexterity / 4 * ln(training + 1) * armour factor, 1)."""
+    value = Decimal(dexterity) / 4 * Decimal(math.log(training + 1)) * ARMOUR[armour][3]
+    return value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+
+
+_FIGURES: dict[Any, dict[str, Any]] = {}  # a fighter's figures, remembered per state
+
+
+def figures(sheet: dict[str, Any], fatigue: int = 0,
+            injuries: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> dict[str, Any]:
+    """A fighter's figures in a state (fatigue, injuries by area), worked out once per state,
+    as the engine's `derive` memo does."""
+    key = (id(sheet), fatigue, injuries)
+    found = _FIGURES.get(key)
+    if found is not None:
+        return found
+    w, a = WEAPONS[sheet["weapon"]], ARMOUR[sheet["armour"]]
+    sk = skill(sheet["dexterity"], sheet["training"][sheet["weapon"]], sheet["armour"])
+    best = max(skill(sheet["dexterity"], t, sheet["armour"]) for t in sheet["training"].values())
+    limit = sheet["strength"] + sheet["constitution"] + 6
+    over = fatigue - limit // 2 if fatigue * 2 > limit else 0
+    hurt = [EFFECTS[i] for _, items in injuries for i in items]
+    attack = -(-over // 3) - sum(h[0] for h in hurt)
+    defence = -(-over // 3) - sum(h[1] for h in hurt)
+    slow = -(-over // 2) + sum(h[2] for h in hurt)
+    strength = sheet["strength"]
+    if w[1] in ("Long", "Medium+Long"):
+        strength = int((Decimal(strength) * Decimal("1.5")).to_integral_value(ROUND_HALF_DOWN))
+    found = dict(sheet, fatigue=fatigue, injuries=injuries, skill=sk,
+                 anti_parry=_floor(sk * w[2]) - attack, parry_stab=_floor(sk * w[4] + 12) - defence,
+                 parry_cut=_floor(sk * w[5] + 16) - defence, blow_strength=strength + w[3] - over,
+                 base_speed=max(1, _floor(20 - sk + a[2] + w[6])) + slow,
+                 walk=a[0] + slow, run=a[1] + slow,
+                 active_dodge_factor=_floor(best * 2 + 16) - defence,
+                 passive_dodge_factor=_floor(best + 8) - defence,
+                 fatigue_save_modifier=limit - fatigue if fatigue >= limit else None,
+                 sheet=sheet)
+    if len(_FIGURES) > 4096:
+        _FIGURES.clear()
+    _FIGURES[key] = found
+    return found
+
+
+def combine(items: list[str], area: str) -> list[str]:
+    """"Two Bruises in the same area constitute a Light Wound", and so on up the table."""
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                pair = (items[i], items[j])
+                result = PAIRS.get(pair) or PAIRS.get(pair[::-1])
+                if result is None and pair == ("S Wound", "S Wound"):
+                    result = "Sever" if area in ("Arm", "Leg") else "Death"
+                if result is not None:
+                    items = items[:i] + [result] + items[i + 1:j] + items[j + 1:]
+                    merged = True
+                    break
+            if merged:
+                break
+    return items
+
+
+def _injured(fighter: dict[str, Any], area: str, wound: str) -> dict[str, Any]:
+    held = dict(fighter["injuries"])
+    held[area] = tuple(combine(list(held.get(area, ())) + [wound], area))
+    injuries = tuple((a, held[a]) for a in AREAS if held.get(a))
+    return figures(fighter["sheet"], fighter["fatigue"] + EFFECTS[wound][3], injuries)
+
+
+def _tired(fighter: dict[str, Any], points: int) -> dict[str, Any]:
+    return figures(fighter["sheet"], fighter["fatigue"] + points, fighter["injuries"])
+
+
+def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
+                  defence: str = "Passive Dodge") -> tuple[Any, ...]:
+    """One blow as the engine plays it: the outcome and its values, both fighters after, and
+    the trace. `defence` is "Passive Dodge" or "Parry" (an active dodge rolls the dodge
+    table, which this baseline leaves out)."""
+    if type(attacker) is not dict or "anti_parry" not in attacker or \
+            type(defender) is not dict or "anti_parry" not in defender:
+        raise TypeError("attacker and defender are a fighter's figures")
+    if defence not in ("Passive Dodge", "Parry"):
+        raise ValueError(f"no defence {defence!r} here")
+    trace: list[tuple[str, str, Any]] = [("choose", "defence", defence)]
+    weapon = WEAPONS[attacker["weapon"]]
+    attack_type = weapon[0]
+    if defence == "Parry":
+        potential = defender["parry_stab"] if attack_type == "Stab" else defender["parry_cut"]
+        delay = 4
+    else:
+        potential, delay = defender["passive_dodge_factor"], 0
+    trace += [("let", "defence_potential", potential), ("let", "defender_delay", delay)]
+    roll = rng.randint(1, 20)
+    excess = attacker["anti_parry"] + roll - potential
+    trace += [("roll", "attack_roll", roll), ("let", "excess", excess)]
+    if roll == 1:
+        fumble = rng.randint(1, 10)
+        trace.append(("roll", "fumble_roll", fumble))
+        dead_time = fumble + 2
+    else:
+        dead_time = 2
+    values = {"attack_roll": roll, "defence": defence, "defence_potential": potential,
+              "defender_delay": delay}
+    if roll != 1 and (roll == 20 or excess >= 0):
+        if roll == 20:
+            critical_roll = rng.randint(1, 10)
+            excess = max(5, excess + critical_roll)
+            trace += [("roll", "critical_roll", critical_roll), ("let", "excess", excess)]
+            location = "Head" if critical_roll == 10 else None  # the attacker's choice
+        else:
+            location = None
+        if location is None:
+            location_roll = rng.randint(1, 10)
+            trace.append(("roll", "location_roll", location_roll))
+            location = HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]]
+        area = AREA[location]
+        protection = ARMOUR[defender["armour"]][4][area]
+        effective = attacker["blow_strength"] - protection
+        factor = max(1, int((Decimal(effective + excess) / 4).to_integral_value(ROUND_HALF_UP)))
+        wound = WOUNDS[min(factor, 12) - 1][AREAS.index(area)]
+        trace += [("let", "location", location), ("let", "area", area),
+                  ("let", "damage_factor", factor), ("let", "wound", wound)]
+        defender = _injured(defender, area, wound)
+        attacker = _tired(attacker, 1)  # after the blow: "Making an attack"
+        values.update(excess=excess, critical=roll == 20, location=location, area=area,
+                      protection=protection, effective_blow_strength=effective,
+                      damage_factor=factor, wound=wound)
+        trace.append(("outcome", "hit", values))
+        return ("hit", values), attacker, defender, trace
+    attacker = _tired(attacker, 1)
+    name = "critical_miss" if roll == 1 else "parried" if defence == "Parry" else "missed"
+    values.update(excess=excess, attacker_dead_time=dead_time)
+    trace.append(("outcome", name, values))
+    return (name, values), attacker, defender, trace
+
+
+# ---- the plain blow: whole numbers, nothing checked or traced ---------------------------------
+
+def plain_figures(fighter: dict[str, Any]) -> tuple[int, ...]:
+    """The whole numbers a plain blow reads: anti-parry, passive dodge, blow strength, the
+    hit location column and the armour by area."""
+    w = WEAPONS[fighter["weapon"]]
+    protection = ARMOUR[fighter["armour"]][4]
+    return (fighter["anti_parry"], fighter["passive_dodge_factor"], fighter["blow_strength"],
+            COLUMN[(w[1], w[0])], tuple(protection[a] for a in AREAS))
+
+
+AREA_INDEX = {location: AREAS.index(area) for location, area in AREA.items()}
+
+
+def plain_melee(attacker: tuple[int, ...], defender: tuple[int, ...], rng: Any) -> tuple[Any, ...]:
+    """The same blow against a passive dodge, by a programmer in a hurry: the outcome, the
+    wound (or None), and the area hit."""
+    roll = rng.randint(1, 20)
+    excess = attacker[0] + roll - defender[1]
+    if roll == 1:
+        rng.randint(1, 10)
+        return "critical_miss", None, None
+    if roll != 20 and excess < 0:
+        return "missed", None, None
+    location = None
+    if roll == 20:
+        critical_roll = rng.randint(1, 10)
+        excess = max(5, excess + critical_roll)
+        if critical_roll == 10:
+            location = "Head"
+    if location is None:
+        location = HIT[rng.randint(1, 10) - 1][attacker[3]]
+    area = AREA_INDEX[location]
+    total = attacker[2] - defender[4][area] + excess
+    factor = max(1, (total + 2) // 4)  # halves up, whole numbers
+    return "hit", WOUNDS[min(factor, 12) - 1][area], area
+
+
+# ---- the same blow's distribution, by icepool (a benchmark-only dependency) -------------------
+
+def icepool_outcomes(attacker: dict[str, Any], defender: dict[str, Any]) -> Any:
+    """The chance of each outcome of a blow against a passive dodge: a d20 read as the rules
+    read it."""
+    import icepool
+
+    ap, potential = attacker["anti_parry"], defender["passive_dodge_factor"]
+    return icepool.d20.map(lambda roll: "critical_miss" if roll == 1 else
+                           "hit" if roll == 20 or ap + roll - potential >= 0 else "missed")
+
+
+def icepool_wounds(attacker: dict[str, Any], defender: dict[str, Any]) -> Any:
+    """The chance of each wound ("-" for none): the d20, the critical d10 and the location d10,
+    each mapped by the rules, icepool mixing what each result leads to."""
+    import icepool
+
+    weapon = WEAPONS[attacker["weapon"]]
+    column = COLUMN[(weapon[1], weapon[0])]
+    protection = ARMOUR[defender["armour"]][4]
+    ap, potential, strength = (attacker["anti_parry"], defender["passive_dodge_factor"],
+                               attacker["blow_strength"])
+
+    def wound(excess: int, location: str) -> str:
+        area = AREA[location]
+        total = Decimal(strength - protection[area] + excess) / 4
+        factor = max(1, int(total.to_integral_value(ROUND_HALF_UP)))
+        return WOUNDS[min(factor, 12) - 1][AREAS.index(area)]
+
+    def located(excess: int) -> Any:
+        return icepool.d10.map(lambda roll: wound(excess, HIT[roll - 1][column]))
+
+    def critical(excess: int) -> Any:
+        return icepool.d10.map(lambda roll: wound(max(5, excess + roll), "Head") if roll == 10
+                               else located(max(5, excess + roll)))
+
+    def blow(roll: int) -> Any:
+        excess = ap + roll - potential
+        if roll == 1 or (roll != 20 and excess < 0):
+            return "-"
+        return critical(excess) if roll == 20 else located(excess)
+
+    return icepool.d20.map(blow)
