@@ -55,6 +55,8 @@ WOUNDS = [r.split(",") for r in (  # damage factor 1..12 by area (blanks repeat 
 EFFECTS = {"Bruise": (0, 0, 0, 1), "L Wound": (0, 0, 2, 2), "Wound": (-1, -2, 4, 4),
            "S Wound": (-2, -4, 8, 8), "Disable": (0, 0, 0, 0), "Sever": (0, 0, 0, 0),
            "Death": (0, 0, 0, 0)}  # anti-parry, defence, action time, fatigue
+CONSEQUENCE = {"S Wound": "saving throw against Will Power or pass out", "Disable": "passes out",
+               "Sever": "passes out", "Death": "dead"}
 PAIRS = {("Bruise", "Bruise"): "L Wound", ("L Wound", "L Wound"): "Wound",
          ("Wound", "Wound"): "S Wound", ("S Wound", "Wound"): "Disable",
          ("Wound", "S Wound"): "Disable"}
@@ -141,65 +143,112 @@ def _tired(fighter: dict[str, Any], points: int) -> dict[str, Any]:
 
 def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
                   defence: str = "Passive Dodge") -> tuple[Any, ...]:
-    """One blow as the engine plays it: the outcome and its values, both fighters after, and
-    the trace. `defence` is "Passive Dodge" or "Parry" (an active dodge rolls the dodge
-    table, which this baseline leaves out)."""
+    """One blow as the engine plays it, doing the same work: the arguments checked; every
+    value kept by name and every roll, value, branch, change and call traced with its rule
+    line, as `Result.values` and `Result.trace` hold them; the outcome with all its values;
+    both fighters after. `defence` is "Passive Dodge" or "Parry" (an active dodge rolls the
+    dodge table, which this baseline leaves out)."""
     if type(attacker) is not dict or "anti_parry" not in attacker or \
             type(defender) is not dict or "anti_parry" not in defender:
         raise TypeError("attacker and defender are a fighter's figures")
     if defence not in ("Passive Dodge", "Parry"):
         raise ValueError(f"no defence {defence!r} here")
-    trace: list[tuple[str, str, Any]] = [("choose", "defence", defence)]
+    values: dict[str, Any] = {}
+    trace: list[tuple[Any, ...]] = []
+
+    def let(line: int, name: str, value: Any, kind: str = "let", detail: Any = "") -> Any:
+        values[name] = value
+        trace.append((kind, name, value, line, detail))
+        return value
+
+    let(377, "defence", defence, "choose", "by defender")
     weapon = WEAPONS[attacker["weapon"]]
-    attack_type = weapon[0]
+    attack_type = let(379, "attack_type", weapon[0])
     if defence == "Parry":
-        potential = defender["parry_stab"] if attack_type == "Stab" else defender["parry_cut"]
-        delay = 4
+        potential = let(380, "defence_potential", defender["parry_stab"] if attack_type == "Stab"
+                        else defender["parry_cut"])
+        delay = let(384, "defender_delay", 4)
     else:
-        potential, delay = defender["passive_dodge_factor"], 0
-    trace += [("let", "defence_potential", potential), ("let", "defender_delay", delay)]
-    roll = rng.randint(1, 20)
-    excess = attacker["anti_parry"] + roll - potential
-    trace += [("roll", "attack_roll", roll), ("let", "excess", excess)]
+        potential = let(380, "defence_potential", defender["passive_dodge_factor"])
+        delay = let(384, "defender_delay", 0)
+    roll = let(387, "attack_roll", rng.randint(1, 20), "roll", "d20")
+    excess = let(388, "excess", attacker["anti_parry"] + roll - potential)
     if roll == 1:
-        fumble = rng.randint(1, 10)
-        trace.append(("roll", "fumble_roll", fumble))
-        dead_time = fumble + 2
+        trace.append(("branch", "attack_roll == 1", True, 393))
+        fumble = let(394, "fumble_roll", rng.randint(1, 10), "roll", "d10")
+        dead_time = let(395, "attacker_dead_time", fumble + 2)
     else:
-        dead_time = 2
-    values = {"attack_roll": roll, "defence": defence, "defence_potential": potential,
-              "defender_delay": delay}
-    if roll != 1 and (roll == 20 or excess >= 0):
-        if roll == 20:
-            critical_roll = rng.randint(1, 10)
-            excess = max(5, excess + critical_roll)
-            trace += [("roll", "critical_roll", critical_roll), ("let", "excess", excess)]
-            location = "Head" if critical_roll == 10 else None  # the attacker's choice
+        trace.append(("branch", "otherwise", True, 396))
+        dead_time = let(397, "attacker_dead_time", 2)
+    outcome = {"attack_roll": roll, "defence": defence, "defence_potential": potential,
+               "defender_delay": delay}
+    hit = let(401, "hit", roll != 1 and (roll == 20 or excess >= 0))
+    if hit:
+        trace.append(("branch", "hit", True, 402))
+        critical = let(403, "critical", roll == 20)
+        location = None
+        if critical:
+            trace.append(("branch", "critical", True, 404))
+            critical_roll = let(408, "critical_roll", rng.randint(1, 10), "roll", "d10")
+            excess = let(409, "excess", max(5, excess + critical_roll))
+            if critical_roll == 10:  # the attacker's choice, by default the head
+                trace.append(("branch", "critical_roll == 10", True, 410))
+                location = let(411, "location", "Head", "choose", "by attacker")
+            else:
+                trace.append(("branch", "otherwise", True, 412))
         else:
-            location = None
+            trace.append(("branch", "otherwise", True, 415))
         if location is None:
-            location_roll = rng.randint(1, 10)
-            trace.append(("roll", "location_roll", location_roll))
-            location = HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]]
-        area = AREA[location]
-        protection = ARMOUR[defender["armour"]][4][area]
-        effective = attacker["blow_strength"] - protection
-        factor = max(1, int((Decimal(effective + excess) / 4).to_integral_value(ROUND_HALF_UP)))
-        wound = WOUNDS[min(factor, 12) - 1][AREAS.index(area)]
-        trace += [("let", "location", location), ("let", "area", area),
-                  ("let", "damage_factor", factor), ("let", "wound", wound)]
+            location_roll = let(416, "location_roll", rng.randint(1, 10), "roll", "d10")
+            location = let(417, "location", HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]])
+        area = let(418, "area", AREA[location])
+        protection = let(421, "protection", ARMOUR[defender["armour"]][4][area])
+        effective = let(422, "effective_blow_strength", attacker["blow_strength"] - protection)
+        total = Decimal(effective + excess) / 4
+        factor = let(423, "damage_factor", max(1, int(total.to_integral_value(ROUND_HALF_UP))))
+        wound = let(424, "wound", WOUNDS[min(factor, 12) - 1][AREAS.index(area)])
         defender = _injured(defender, area, wound)
-        attacker = _tired(attacker, 1)  # after the blow: "Making an attack"
-        values.update(excess=excess, critical=roll == 20, location=location, area=area,
-                      protection=protection, effective_blow_strength=effective,
-                      damage_factor=factor, wound=wound)
-        trace.append(("outcome", "hit", values))
-        return ("hit", values), attacker, defender, trace
-    attacker = _tired(attacker, 1)
+        trace.append(("change", ("defender", "injuries", (area,)),
+                      dict(defender["injuries"])[area], 425, "add"))
+        trace.append(("change", ("defender", "fatigue", ()), defender["fatigue"], 426, "add"))
+        consequence = let(427, "consequence", CONSEQUENCE.get(wound, "none"))
+        let(428, "defender_saving_throw", "Willpower" if wound == "S Wound" else None)
+        attacker = _after_the_blow(attacker, trace, values)
+        outcome.update(excess=excess, critical=critical, location=location, area=area,
+                       protection=protection, effective_blow_strength=effective,
+                       damage_factor=factor, wound=wound, consequence=consequence,
+                       defender_saving_throw=values["defender_saving_throw"],
+                       advantage="attacker", defender_dead_time=2, dodge_direction=None,
+                       attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
+                       defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
+        trace.append(("outcome", "hit", outcome, 432))
+        return ("hit", outcome), attacker, defender, trace, values
+    attacker = _after_the_blow(attacker, trace, values)
+    let(439, "dodge_direction", None)
+    let(440, "attacker_fatigue_save_modifier", attacker["fatigue_save_modifier"])
+    let(441, "defender_fatigue_save_modifier", defender["fatigue_save_modifier"])
+    let(442, "advantage", "defender")
     name = "critical_miss" if roll == 1 else "parried" if defence == "Parry" else "missed"
-    values.update(excess=excess, attacker_dead_time=dead_time)
-    trace.append(("outcome", name, values))
-    return (name, values), attacker, defender, trace
+    trace.append(("branch", "attack_roll == 1" if roll == 1 else 'defence == "Parry"'
+                  if defence == "Parry" else "otherwise", True, 443))
+    extra = {"dodge_direction": None} if roll == 1 else {"excess": excess}
+    outcome.update(extra, attacker_dead_time=dead_time, advantage="defender",
+                   attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
+                   defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
+    trace.append(("outcome", name, outcome, 445))
+    return (name, outcome), attacker, defender, trace, values
+
+
+def _after_the_blow(attacker: dict[str, Any], trace: list[tuple[Any, ...]],
+                    values: dict[str, Any]) -> dict[str, Any]:
+    """"one point for each ... Making an attack", traced as the engine's call of it."""
+    trace.append(("call", "after", "after_the_blow", 429))
+    attacker = _tired(attacker, 1)
+    trace.append(("change", ("attacker", "fatigue", ()), attacker["fatigue"], 456, "add"))
+    trace.append(("outcome", "done", {"dodge_direction": None}, 465))
+    values["after"] = ("done", {"dodge_direction": None})
+    trace.append(("return", "after", values["after"], 429))
+    return attacker
 
 
 # ---- the plain blow: whole numbers, nothing checked or traced ---------------------------------

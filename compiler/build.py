@@ -16,7 +16,7 @@ from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
 from .codegen import Writer, _blocks, fast_check
-from .stepper import attach as attach_steppers
+from .stepper import defer as defer_steppers
 from .order import names_used, order
 from .overlay import Loader, overlay
 from .scope import FormulaInfo, Scope
@@ -96,7 +96,7 @@ class _Compiler:
         model = next(iter(built.values()), None)
         for proc in procedures.values():
             proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
-        attach_steppers(self.scope, decls, procedures, namespace, self.tree.source)
+        defer_steppers(self.scope, decls, procedures, namespace, self.tree.source)
         name, title, meta, comments = header
         rulebook = Rulebook(name, title, meta,
                         {d.name: Enum(d.name, d.title or d.name, self.scope.enums[d.name].members,

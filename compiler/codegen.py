@@ -438,7 +438,7 @@ class Writer(EncounterSteps):
             schema.record(step.name, name, t)
             parts.append(f"{name!r}: {code}")
         where = self.scope.span_ref(step.span)
-        self.line(depth, f"_ctx.finish({where}, {step.name!r}, {{{', '.join(parts)}}})")
+        self.line(depth, f"return _ctx.done({where}, {step.name!r}, {{{', '.join(parts)}}})")
 
     def visit_NamedStep(self, step: s.NamedStep, env: Env, depth: int) -> None:
         """`step NAME:` only names its steps (a place a house rule can change): they run here."""

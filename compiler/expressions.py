@@ -29,7 +29,8 @@ _ROUNDING = {
 AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
               "sort_descending", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
-                   "flatten", "maximum", "minimum", "mean", "has", "remaining", *AGGREGATES})
+                   "flatten", "maximum", "minimum", "mean", "has", "remaining", "hex_distance",
+                   "hex_in_front", *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
@@ -578,6 +579,15 @@ class Emitter:
             types = [at for _, at in args]
             result = INT if all(at == INT for at in types) else (ANY if ANY in types else NUM)
             return f"{name}({', '.join(codes)})", result
+        if name in ("hex_distance", "hex_in_front") and len(args) == (4 if name ==
+                                                                   "hex_distance" else 5):
+            for (_, at), arg in zip(args, node.args):
+                if at.kind not in ("int", "any"):
+                    return self._bad(f"{name} takes whole numbers (hex coordinates"
+                                     f"{', a facing' if name == 'hex_in_front' else ''}), not "
+                                     f"{at}", arg)
+            codes = [self.cast(c, at, "int", arg) for (c, at), arg in zip(args, node.args)]
+            return f"_{name}({', '.join(codes)})", (INT if name == "hex_distance" else BOOL)
         if name in ("has", "remaining") and len(args) == 2:
             (who, wt), (cond, ct) = args
             if wt.kind not in ("combatant", "any"):

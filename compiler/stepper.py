@@ -24,6 +24,7 @@ decides which values two paths must share to be merged.
 from __future__ import annotations
 
 import ast
+import threading
 from collections import Counter
 from typing import Any
 
@@ -120,7 +121,7 @@ class StepWriter(Writer):
                 depth = 1
             self.origin(depth, step.span)
             split = self._split.get(type(step))
-            if _splits(step):
+            if _splits(step) and not isinstance(step, s.ChangeStep):  # a change: cut above
                 if split is None:
                     raise _Unsupported(f"a {type(step).__name__} that rolls or calls")
                 depth = split(step, env, depth)
@@ -187,8 +188,8 @@ class StepWriter(Writer):
     def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
         """The run form's `_ctx.finish(…)`, returned with the frame instead of raised."""
         super().visit_OutcomeStep(step, env, depth)
-        finish = self.lines[-1].strip()
-        assert finish.startswith("_ctx.finish("), finish
+        finish = self.lines[-1].strip().removeprefix("return ")
+        assert finish.startswith(("_ctx.finish(", "_ctx.done(")), finish
         self.lines[-1] = "    " * depth + f"return (3, {finish}, {_FRAME})"
 
     def split_if(self, step: s.IfStep, env: Env, depth: int) -> int:
@@ -489,6 +490,23 @@ def stepper_from(code: str, info: dict, namespace: dict[str, Any], source: str |
                    info["values"], info["span"], source)
 
 
+def defer(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
+          namespace: dict[str, Any], source: str | None) -> None:
+    """Have the procedures' segments written the first time one is asked for (`attach`):
+    most uses of a rulebook (a run, a lookup, `eval`) never need them."""
+    lock = threading.RLock()
+
+    def write_all() -> None:
+        with lock:
+            if any(p.steppers is not None for p in procedures.values()):
+                attach(scope, decls, procedures, namespace, source)
+                for proc in procedures.values():
+                    proc.steppers = None
+
+    for proc in procedures.values():
+        proc.steppers = write_all
+
+
 def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
            namespace: dict[str, Any], source: str | None) -> None:
     """Write, compile and attach every procedure's segments (`Procedure.stepper`). A procedure
@@ -558,4 +576,4 @@ def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:
     return timed
 
 
-__all__ = ["StepWriter", "attach"]
+__all__ = ["StepWriter", "attach", "defer"]

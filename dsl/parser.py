@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Any
 
@@ -14,7 +15,7 @@ from lark.visitors import Transformer_NonRecursive
 from rulecraft.runtime.errors import RuleSyntaxError, Span
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
-from . import syntax as s
+from . import cached, syntax as s
 from .checks import Place, check_size, check_tree
 from .comments import CommentPool, strip_comments
 from .errors import syntax_error
@@ -48,9 +49,8 @@ class RuleIndenter(Indenter):
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return Lark.open(
-        "grammar.lark",
-        rel_to=__file__,
+    return cached.parser(  # its tables kept on disk: building them takes longest
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "grammar.lark"),
         parser="lalr",
         postlex=RuleIndenter(),
         propagate_positions=True,
@@ -60,7 +60,13 @@ def _lark() -> Lark:
 
 
 def parse(source: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> s.File:
-    """Parse a whole rule file. Raises RuleSyntaxError with file, line, column and caret."""
+    """Parse a whole rule file. Raises RuleSyntaxError with file, line, column and caret.
+    A rule file `rulecraft.load` reads is kept on disk, read (dsl/cached.py)."""
+    return cached.tree(source, filename, limits, lambda: _parse(source, filename, limits),
+                       s.File)
+
+
+def _parse(source: str, filename: str, limits: Limits) -> s.File:
     place = Place(filename)
     check_size(source, place, source, limits, "rule file")
     text, comments = strip_comments(source)

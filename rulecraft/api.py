@@ -13,6 +13,7 @@ import attrs
 
 from rulecraft.compiler.build import compile_file
 from rulecraft.compiler.evaluate import evaluate_in
+from rulecraft.dsl.cached import reading_files
 from rulecraft.dsl.formatter import format_file
 from rulecraft.dsl.parser import parse
 from rulecraft.dsl.syntax import RowLine
@@ -87,7 +88,8 @@ def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) 
     """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
     _check_limits(limits)
     text, filename = _read(name_or_path, limits)
-    return compile(text, filename, limits)
+    with reading_files():  # a rule file's tree is kept on disk (dsl/cached.py)
+        return compile(text, filename, limits)
 
 
 def format_rules(text: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 
 import click
 
-from rulecraft.compiler.evaluate import parse_dice_text
 from rulecraft.runtime.dice import ScriptedDice, SeededDice
 from rulecraft.runtime.errors import RangeError, RulecraftError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
@@ -24,11 +23,19 @@ from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.tables import Record
 from rulecraft.runtime.values import display, to_public
 
-from . import api
-from . import show as show_
-from .arguments import dice_list, procedure_arguments
-from .odds_order import in_order
-from .show_text import entry_text, overview_text
+from .lazy import lazy
+
+# Imported by the commands that use them, when first used: `roll` and `list` never load the
+# compiler, `--help` nothing at all.
+api = lazy("rulecraft.api")
+show_ = lazy("rulecraft.show")
+parse_dice_text = lazy("rulecraft.runtime.rolls", "dice")
+dice_list = lazy("rulecraft.arguments", "dice_list")
+procedure_arguments = lazy("rulecraft.arguments", "procedure_arguments")
+value_of = lazy("rulecraft.arguments", "value_of")
+in_order = lazy("rulecraft.odds_order", "in_order")
+entry_text = lazy("rulecraft.show_text", "entry_text")
+overview_text = lazy("rulecraft.show_text", "overview_text")
 
 
 def _fail(err: RulecraftError, as_json: bool = False) -> None:
@@ -84,16 +91,15 @@ def cli() -> None:
 @limit_option
 def list_(as_json: bool, limits: Limits) -> None:
     """List the built-in rulebooks."""
-    names = api.builtin_rulebooks()
+    from .listing import builtin_rulebooks, summary  # read, not compiled
+
     rows: list[dict[str, Any]] = []
-    for name in names:
+    for name in builtin_rulebooks():
         try:
-            rb = api.load(name, limits)
+            rows.append(summary(name, limits))
         except RulecraftError as err:
             _fail(err, as_json)
             return
-        rows.append({"name": name, "title": rb.title, "tables": len(rb.tables),
-                     "formulas": len(rb.formulas), "procedures": len(rb.procedures)})
     text = "\n".join(f"{r['name']:<16} {r['title']} ({_count(r['tables'], 'table')}, "
                      f"{_count(r['formulas'], 'formula')}, {_count(r['procedures'], 'procedure')})"
                      for r in rows)
@@ -375,6 +381,8 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 @click.argument("rulebook")
 @click.argument("fighters", nargs=-1, required=True)
 @click.option("--encounter", help="Which encounter of the rulebook (default: its first).")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Another parameter of the encounter, such as apart=4 (repeatable).")
 @click.option("--policy", help="Which of the rulebook's policies makes the fighters' choices "
               "(default: each choice's own default).")
 @click.option("--seed", type=int, help="A whole number: the same seed, the same fight.")
@@ -384,9 +392,9 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
               "every core); the figures are the same whatever the number.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @limit_option
-def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, policy: str | None,
-           seed: int | None, runs: int | None, workers: int | None, as_json: bool,
-           limits: Limits) -> None:
+def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
+           settings: tuple[str, ...], policy: str | None, seed: int | None, runs: int | None,
+           workers: int | None, as_json: bool, limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
     combatant: its fields by name, `model = "horse"` for another model). Prints one line per
     event (time, what, who) and each fighter's state at the end."""
@@ -396,11 +404,17 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, poli
         rb = api.load(rulebook, limits)
         made = [read_fighter(rb, path, limits=limits) for path in fighter_files(fighters)]
         names = [os.path.splitext(os.path.basename(path))[0] for path in fighters]
+        given = {}
+        for setting in settings:
+            name, sep, text = setting.partition("=")
+            if not sep or not name:
+                raise RangeError(f"--set takes NAME=VALUE (such as apart=4), not {setting!r}")
+            given[name] = value_of(name, text, limits)
         if runs is not None:
             from rulecraft.fight import study
 
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
-                           workers=workers)
+                           workers=workers, settings=given)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
                 with click.progressbar(length=runs, label="fights", file=sys.stderr) as bar:
                     many = study(rb, made, runs, progress=bar.update, **options)
@@ -409,7 +423,7 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None, poli
             _emit(many.as_json(), as_json, many.report())
             return
         done = fight(rb, made, encounter=encounter, seed=seed, limits=limits, names=names,
-                     policy=policy)
+                     policy=policy, settings=given)
     except RulecraftError as err:
         _fail(err, as_json)
         return

@@ -143,6 +143,27 @@ class RunContext:
             raise RangeError(f"{party} is a combatant held by another (part of its figures), so "
                              "it is not changed on its own: make it a party of the procedure, "
                              "change it, and set it back", span, self.source)
+        # The same change of the same state gives the same state: remembered on the state, as
+        # fights and many runs make it again and again.
+        op = (field, index, value, mode)
+        try:
+            known = who._next.get(op)
+        except TypeError:  # a map or list set whole: worked out each time
+            op, known = None, None
+        if known is None:
+            known = self._changed(span, party, who, field, index, value, mode)
+            if op is not None:
+                if len(who._next) > 256:  # as `changed` keeps it: a few next states each
+                    who._next.clear()
+                who._next[op] = known
+        who.become(known)
+        # The trace names the target as `party.field[key]` when it is read (results._entry).
+        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
+                           span, mode))
+
+    def _changed(self, span: Span, party: str, who: Combatant, field: str,
+                 index: tuple[Any, ...], value: Any, mode: str) -> Combatant:
+        """The state a change leads to (an error if it leaves the field's range)."""
         spec = who.model.field(field)
         if index:
             given = dict(zip(spec.type.index_names() if spec.type else [], index))
@@ -157,10 +178,7 @@ class RunContext:
             updated = self._updated(combine, who._values[field], (), value, mode, {}, None)
         if spec.type is not None and (index or spec.type.low is not None):
             updated = self._in_range(span, party, spec, index, updated)
-        who.become(who.changed(field, updated))
-        # The trace names the target as `party.field[key]` when it is read (results._entry).
-        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
-                           span, mode))
+        return who.changed(field, updated)
 
     def _in_range(self, span: Span, party: str, spec: Any, index: tuple[Any, ...],
                   updated: Any) -> Any:
@@ -189,14 +207,14 @@ class RunContext:
         self.values = {}
         self.trace.append(("call", name, procedure, span))
         try:
-            fn(self, *args)
-        except Finished as done:
+            outcome = fn(self, *args)  # a procedure returns its outcome (`done`)
+        except Finished as done:  # an encounter raises it (`finish`)
             outcome = done.outcome
-        else:  # the compiler sees that every path ends in an outcome
-            raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
-                                 self.source)
         finally:
             self.values = saved
+        if outcome is None:  # the compiler sees that every path ends in an outcome
+            raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
+                                 self.source)
         self.values[name] = outcome
         self.trace.append(("return", name, outcome, span))
         return outcome
@@ -255,6 +273,12 @@ class RunContext:
         outcome = Outcome(name, values, span)
         self.trace.append(("outcome", name, outcome, span))
         raise Finished(outcome)
+
+    def done(self, span: Span, name: str, values: dict[str, Any]) -> Outcome:
+        """An `outcome` step: the procedure returns what this gives (no exception to unwind)."""
+        outcome = Outcome(name, values, span)
+        self.trace.append(("outcome", name, outcome, span))
+        return outcome
 
 
 def _empty(vt: ValueType | None, depth: int) -> Any:
@@ -325,6 +349,8 @@ class ExactContext(RunContext):
 
     def finish(self, span: Span, name: str, values: dict[str, Any]) -> Outcome:  # type: ignore[override]
         return Outcome(name, values, span)
+
+    done = finish
 
 
 class _NoDice:

@@ -428,14 +428,25 @@ class SeededDice:
         self._random = random.Random(_seed_material(seed))
 
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
+        single = _SINGLE.get(dice)
+        if single is not None and (dice, self.limits) in _CHECKED:
+            # One plain die (the common case): the face `randint(1, sides)` would give.
+            face = self._random._randbelow(single[0]) + 1
+            return single[1] * face + single[2], (face,)
         dice.check(self.limits)
         randint = self._random.randint
         if len(dice.terms) == 1 and dice.terms[0].count == 1 and dice.terms[0].keep is None:
-            # one plain die: the common case
-            face = randint(1, dice.terms[0].sides)
-            return dice._clamp(dice.terms[0].sign * face + dice.constant), (face,)
+            term = dice.terms[0]
+            if not dice._bounded and len(_SINGLE) < 10_000:
+                _SINGLE[dice] = (term.sides, term.sign, dice.constant)
+            face = randint(1, term.sides)
+            return dice._clamp(term.sign * face + dice.constant), (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
         return dice.total(faces), faces
+
+
+# Dice of one plain die and no bound: (sides, sign, constant), for SeededDice's quick roll.
+_SINGLE: dict[Dice, tuple[int, int, Any]] = {}
 
 
 def _seed_material(seed: Any) -> int | bytes | None:

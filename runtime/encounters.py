@@ -76,4 +76,28 @@ class Schedule:
                              self.ctx.source)
 
 
-__all__ = ["Schedule"]
+# ---- space: a hex grid, as the rules draw it ----------------------------------------------------
+# Hexes are written in axial coordinates (q, r); the six directions, facing 0 to 5, go round.
+DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+def hex_distance(q1: int, r1: int, q2: int, r2: int) -> int:
+    """Hexes between two hexes (moves from one to the other)."""
+    dq, dr = q2 - q1, r2 - r1
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def hex_in_front(q: int, r: int, facing: int, q2: int, r2: int) -> bool:
+    """Whether hex (q2, r2) lies in the front arc of a combatant at (q, r) facing `facing`:
+    the three directions ahead (facing and the one each side), at any distance."""
+    if (q, r) == (q2, r2):
+        return False
+    dq, dr = q2 - q, r2 - r
+    # The direction the other hex lies in most: the greatest projection in cube coordinates.
+    cube = (dq, dr, -dq - dr)
+    best = max(range(6), key=lambda d: sum(a * b for a, b in zip(
+        cube, (DIRECTIONS[d][0], DIRECTIONS[d][1], -DIRECTIONS[d][0] - DIRECTIONS[d][1]))))
+    return (best - facing) % 6 in (0, 1, 5)
+
+
+__all__ = ["DIRECTIONS", "Schedule", "hex_distance", "hex_in_front"]

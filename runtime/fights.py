@@ -60,12 +60,14 @@ class Fight:
 def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | None = None,
           seed: int | None = None, dice: Sequence[int] | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
-          names: Sequence[str] | None = None, policy: str | None = None) -> Fight:
+          names: Sequence[str] | None = None, policy: str | None = None,
+          settings: Mapping[str, Any] | None = None) -> Fight:
     """Play an encounter of `rulebook` (its first, unless named) with these fighters; `names`
     (one per fighter, such as their files' names) is how the log calls them."""
     chosen = _encounter(rulebook, encounter)
     fighters = list(fighters)
     arguments = _arguments(chosen, fighters)
+    arguments.update(settings or {})  # the encounter's other parameters (`apart=4`)
     if policy is not None:
         arguments["policy"] = policy
     result = chosen.run(dice=dice, seed=None if dice is not None else seed, choices=choices,

@@ -10,7 +10,7 @@ from typing import Any
 from . import values
 from .combatants import Combatant, check_value
 from .dice import Dice, dice
-from .encounters import Schedule
+from .encounters import Schedule, hex_distance, hex_in_front
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
@@ -206,6 +206,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_cast": _cast,
         "_present": _present,
         "_Schedule": Schedule,
+        "_hex_distance": hex_distance,
+        "_hex_in_front": hex_in_front,
         "_check": _check,
         "_bind": _bind,
         "_arithmetic": _arithmetic,

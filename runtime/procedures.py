@@ -61,9 +61,10 @@ def _handles(value: Any, made: dict[int, Combatant]) -> Any:
     handle per combatant, however often it appears)."""
     kind = type(value)
     if kind is Combatant:
-        if id(value) not in made:
-            made[id(value)] = value.handle()
-        return made[id(value)]
+        handle = made.get(id(value))
+        if handle is None:
+            handle = made[id(value)] = value.handle()
+        return handle
     if kind is not dict and kind is not tuple and kind is not list:
         return value
     if type(value) is dict:
@@ -100,7 +101,21 @@ class Procedure:
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
     clock: str | None = None  # an encounter's clock ("tenths", "rounds"); None for a procedure
     policies: tuple[str, ...] = ()  # the rulebook's policies: `run(..., policy="cautious")`
-    stepper: Stepper | None = attrs.field(default=None, repr=False)  # cut for exact odds
+    # Cut for exact odds (compiler/stepper.py) the first time a procedure of the rulebook asks:
+    # `steppers` writes them all; compiling does not wait for it.
+    steppers: Callable[[], None] | None = attrs.field(default=None, repr=False)
+    _stepper: Stepper | None = attrs.field(default=None, repr=False, init=False)
+
+    @property
+    def stepper(self) -> Stepper | None:
+        """This procedure cut at its rolls and calls, or None: its odds walk the paths."""
+        if self.steppers is not None:
+            self.steppers()
+        return self._stepper
+
+    @stepper.setter
+    def stepper(self, value: Stepper | None) -> None:
+        self._stepper, self.steppers = value, None
 
     def run(
         self,
@@ -353,8 +368,8 @@ class Procedure:
               traced: bool = True) -> Result:
         # This run's handles: the caller's combatants are copied, never changed.
         made: dict[int, Combatant] = {}
-        arguments = _handles(arguments, made)
-        parties = {k: v for k, v in arguments.items() if isinstance(v, Combatant)}
+        arguments = {k: _handles(v, made) for k, v in arguments.items()}
+        parties = {k: v for k, v in arguments.items() if type(v) is Combatant}
         for k, v in arguments.items():  # a party of a list: `fighters[0]`, `fighters[1]`, …
             if type(v) is tuple:
                 parties.update((f"{k}[{i}]", c) for i, c in enumerate(v)
@@ -364,8 +379,10 @@ class Procedure:
             ctx.trace = NoTrace()
         ctx.handles = {id(h) for h in made.values()}
         try:
-            self.fn(ctx, **arguments)
-        except Finished as done:
+            outcome = self.fn(ctx, **arguments)  # a procedure returns its outcome
+            if outcome is not None:
+                return Result(outcome, ctx.values, ctx.parties, ctx.trace)
+        except Finished as done:  # an encounter raises it
             return Result(done.outcome, ctx.values, ctx.parties, ctx.trace)
         except RulecraftError:
             raise

@@ -409,3 +409,35 @@ def test_many_fights_report_win_rates_the_same_whatever_the_workers():
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["runs"] == 50 and set(data["win_rates"]) == {"swordsman", "spearman"}
+
+
+# ---- space ---------------------------------------------------------------------------------------
+
+def test_fighters_apart_close_a_hex_per_walk_before_the_first_blow():
+    # "WF Walk Front: Given in armour table": Standard armour walks a hex in 6 tenths, Light in 6.
+    runner = CliRunner()
+    result = runner.invoke(cli, ["fight", "ringing_steel", "examples/ringing_steel/swordsman.toml",
+                                 "examples/ringing_steel/spearman.toml", "--seed", "7",
+                                 "--set", "apart=3", "--json"])
+    assert result.exit_code == 0, result.output
+    events = json.loads(result.output)["events"]
+    steps = [(e["name"], e["value"]) for e in events if e["kind"] == "let" and
+             e["name"] == "distance"]
+    assert steps[:3] == [("distance", 3), ("distance", 2), ("distance", 1)]
+    first_call = next(e for e in events if e["kind"] == "call")
+    assert first_call["time"] == 6  # after one walk each, they are in reach
+    bad = runner.invoke(cli, ["fight", "ringing_steel", "examples/ringing_steel/swordsman.toml",
+                              "examples/ringing_steel/spearman.toml", "--set", "apart"])
+    assert bad.exit_code == 1 and "NAME=VALUE" in bad.output
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("hex_distance(0, 0, 2, -1)", 2), ("hex_distance(0, 0, -3, 3)", 3),
+    ("hex_in_front(0, 0, 0, 1, 0)", True), ("hex_in_front(0, 0, 0, 0, 1)", True),
+    ("hex_in_front(0, 0, 0, -1, 0)", False), ("hex_in_front(0, 0, 3, -2, 0)", True),
+])
+def test_hex_grid_helpers(expression, value):
+    # "A duel needs only the distance between two fighters; Ringing Steel's hex grid with facing
+    # is there for its multi-combatant rules."
+    rb = rulecraft.compile('rulebook h "H"\nformula f(x: 0..1) = 1\n', "h.rules")
+    assert rulecraft.evaluate(rb, expression) == value

@@ -1,0 +1,71 @@
+"""The parser's tables and read rule files, kept on disk between processes (runtime/cache.py).
+
+Building the grammar's LALR tables takes longer than reading a rule file; reading a rulebook
+takes longer than compiling it. Both are kept: the tables under a key made from the grammar and
+Lark's version (Lark checks them again when it loads them), a rule file's syntax tree under a key
+made from its text, its name, the limits and the parser's own code. Rule files are read from the
+cache only while `reading_files()` is on (`rulecraft.load` turns it on): text compiled from
+Python, a test's or a bot's, does not fill the user's cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import lark
+
+from rulecraft.runtime import cache
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# The code a syntax tree is made by: an edit to any of them is another key.
+_PARSER_CODE = tuple(os.path.join(_HERE, name) for name in (
+    "grammar.lark", "parser.py", "syntax.py", "comments.py", "checks.py", "errors.py"))
+
+_FILES = contextvars.ContextVar("rulecraft_cache_files", default=False)
+
+
+@contextlib.contextmanager
+def reading_files() -> Iterator[None]:
+    """While on, `parse` keeps what it reads in the disk cache (rule files, not snippets)."""
+    token = _FILES.set(True)
+    try:
+        yield
+    finally:
+        _FILES.reset(token)
+
+
+def tree(source: str, filename: str, limits: Any, parse: Callable[[], Any],
+         kind: type) -> Any:
+    """`parse()`'s tree of a rule file, from the cache when it holds one."""
+    if not _FILES.get() or cache.folder() is None:
+        return parse()
+    key = cache.cache_key("tree", [filename, source], limits, _PARSER_CODE)
+    return cache.cached(key, parse, lambda found: type(found) is kind and
+                        found.source == source and found.filename == filename)
+
+
+def parser(grammar_file: str, **options: Any) -> lark.Lark:
+    """A Lark parser for a grammar file, its tables from the cache when there (LALR only)."""
+    with open(grammar_file, encoding="utf-8") as f:
+        grammar = f.read()
+    where = cache.folder()
+    if where is None:
+        return lark.Lark(grammar, **options)
+    shown = sorted((k, repr(v)) for k, v in options.items() if k != "postlex")
+    key = cache.cache_key("grammar", [grammar, lark.__version__, repr(shown)])
+    final = os.path.join(where, key)
+    if os.path.exists(final):
+        return lark.Lark(grammar, cache=final, **options)  # Lark checks it, or builds anew
+    # Built under a name of this process's own, then renamed into place whole.
+    temporary = os.path.join(where, f".tmp-{key}-{os.getpid()}")
+    made = lark.Lark(grammar, cache=temporary, **options)
+    with contextlib.suppress(OSError):
+        os.replace(temporary, final)
+    return made
+
+
+__all__ = ["parser", "reading_files", "tree"]
