@@ -197,7 +197,10 @@ def start_row() -> tuple[str, Callable[[], Any], Callable[[], Any], int, str, An
     """`rulecraft eval` in a new process, its caches warm, against the least a lark program
     does: import lark, load a cached parser, parse one line."""
     cache = tempfile.mkdtemp(prefix="rulecraft-bench-")
-    env = {**os.environ, "RULECRAFT_CACHE": cache}
+    # Both sides as a user runs them: Python's bytecode cached (here in a folder of the run's
+    # own, not beside the sources), rulecraft's cache warm after the first run.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RULECRAFT_CACHE=cache, PYTHONPYCACHEPREFIX=os.path.join(cache, "pycache"))
     lark_cache = os.path.join(cache, "lark.cache")
     least = ("import lark; p = lark.Lark('start: WORD \"(\" NUMBER (\",\" NUMBER)* \")\"\\n"
              "%import common.WORD\\n%import common.NUMBER\\n%ignore \" \"', parser='lalr', "

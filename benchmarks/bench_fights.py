@@ -43,8 +43,8 @@ def hand_duel(first: dict[str, Any], second: dict[str, Any], seed: int,
         me = min(next_at, key=lambda k: next_at[k])
         now, _ = next_at.pop(me)
         foe = 1 - me
-        (name, values), fighters[me], fighters[foe], _ = careful_melee(fighters[me],
-                                                                        fighters[foe], rng)
+        blow = careful_melee(fighters[me], fighters[foe], rng)  # outcome, fighters after, …
+        (name, values), fighters[me], fighters[foe] = blow[0], blow[1], blow[2]
         order += 1
         f = fighters[me]
         next_at[me] = (now + f["base_speed"] + f["walk"] - 3 + values.get("attacker_dead_time",

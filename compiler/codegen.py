@@ -414,7 +414,7 @@ class Writer(EncounterSteps):
             self.scope.unknown("outcome (declared under outcomes:)", step.name, step.span,
                                list(schema.fields))
             fields = []
-        parts = []
+        parts: list[tuple[str, str]] = []  # (value's name, its code)
         given: dict[str, s.Assign] = {}
         for assign in step.values:
             if assign.name in given:
@@ -425,7 +425,7 @@ class Writer(EncounterSteps):
             given[assign.name] = assign
             code, t = self.expr(assign.value, env)
             schema.record(step.name, assign.name, t)
-            parts.append(f"{assign.name!r}: {code}")
+            parts.append((assign.name, code))
         for name in fields if schema.declared else ():  # inferred: what each step gives
             if name in given:
                 continue
@@ -436,9 +436,13 @@ class Writer(EncounterSteps):
                 continue
             code, t = self.expr(s.Name(name, step.span), env)
             schema.record(step.name, name, t)
-            parts.append(f"{name!r}: {code}")
+            parts.append((name, code))
+        # The values in the order the outcome declares them (as given, without a declaration).
+        order = {name: i for i, name in enumerate(fields if schema.declared else ())}
+        parts.sort(key=lambda part: order.get(part[0], len(order)))
+        values = ", ".join(f"{name!r}: {code}" for name, code in parts)
         where = self.scope.span_ref(step.span)
-        self.line(depth, f"return _ctx.done({where}, {step.name!r}, {{{', '.join(parts)}}})")
+        self.line(depth, f"return _ctx.done({where}, {step.name!r}, {{{values}}})")
 
     def visit_NamedStep(self, step: s.NamedStep, env: Env, depth: int) -> None:
         """`step NAME:` only names its steps (a place a house rule can change): they run here."""

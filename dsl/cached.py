@@ -25,27 +25,67 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _PARSER_CODE = tuple(os.path.join(_HERE, name) for name in (
     "grammar.lark", "parser.py", "syntax.py", "comments.py", "checks.py", "errors.py"))
 
-_FILES = contextvars.ContextVar("rulecraft_cache_files", default=False)
+class _Session:
+    """The rule files one `load` reads: each file's tree and the expressions parsed from its
+    text while it compiles (a table's `= …` cells), kept together under the file's key."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[Any, dict[Any, Any]]] = {}
+        self.by_file: dict[tuple[str, str], str] = {}  # (file name, its text) -> entry key
+        self.changed: set[str] = set()
+
+
+_FILES: contextvars.ContextVar[_Session | None] = contextvars.ContextVar(
+    "rulecraft_cache_files", default=None)
 
 
 @contextlib.contextmanager
 def reading_files() -> Iterator[None]:
-    """While on, `parse` keeps what it reads in the disk cache (rule files, not snippets)."""
-    token = _FILES.set(True)
+    """While on, `parse` keeps what it reads in the disk cache (rule files, not snippets), and
+    the expressions parsed from their text with them."""
+    session = _Session() if _FILES.get() is None else None
+    token = _FILES.set(session) if session is not None else None
     try:
         yield
     finally:
-        _FILES.reset(token)
+        if session is not None and token is not None:
+            _FILES.reset(token)
+            for key in session.changed:
+                cache.write(key, session.entries[key])
 
 
 def tree(source: str, filename: str, limits: Any, parse: Callable[[], Any],
          kind: type) -> Any:
     """`parse()`'s tree of a rule file, from the cache when it holds one."""
-    if not _FILES.get() or cache.folder() is None:
+    session = _FILES.get()
+    if session is None or cache.folder() is None:
         return parse()
     key = cache.cache_key("tree", [filename, source], limits, _PARSER_CODE)
-    return cache.cached(key, parse, lambda found: type(found) is kind and
-                        found.source == source and found.filename == filename)
+    found = session.entries.get(key) or cache.read(
+        key, lambda entry: type(entry) is tuple and len(entry) == 2 and
+        type(entry[0]) is kind and entry[0].source == source and
+        entry[0].filename == filename and type(entry[1]) is dict)
+    if found is None:
+        found = (parse(), {})
+        session.changed.add(key)
+    session.entries[key] = found
+    session.by_file[(filename, source)] = key
+    return found[0]
+
+
+def expression(filename: str, source: str | None, where: Any, parse: Callable[[], Any]) -> Any:
+    """An expression parsed from a rule file's text (`where`: its text, place and limits),
+    kept with the file's tree."""
+    session = _FILES.get()
+    key = None if session is None or source is None else session.by_file.get((filename, source))
+    if key is None:
+        return parse()
+    known = session.entries[key][1]  # type: ignore[union-attr]
+    found = known.get(where)
+    if found is None:
+        found = known[where] = parse()
+        session.changed.add(key)  # type: ignore[union-attr]
+    return found
 
 
 def parser(grammar_file: str, **options: Any) -> lark.Lark:
@@ -68,4 +108,4 @@ def parser(grammar_file: str, **options: Any) -> lark.Lark:
     return made
 
 
-__all__ = ["parser", "reading_files", "tree"]
+__all__ = ["expression", "parser", "reading_files", "tree"]

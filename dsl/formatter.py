@@ -400,6 +400,8 @@ def _amend(d: s.AmendDecl) -> list[str]:
             head = f"{INDENT}{_STEP_EDITS[e.op]} {e.ref}"
             lines += [head] if e.op == "remove" else [head + ":"] + _steps(e.steps, 2)
         else:
+            if e.field is not None:  # a field's comments are claimed by the field itself
+                lines += _comments(e.field.comments, 1)
             word = {"add": "", "replace": "replace ", "remove": "remove "}[e.op]
             lines.append(f"{INDENT}{word}{e.name if e.op == 'remove' else _field(e.field)}")
     return lines

@@ -98,7 +98,15 @@ def parse_expression(text: str, filename: str = "<expression>", line: int = 1,
                      column: int = 1, source: str | None = None,
                      limits: Limits = DEFAULT_LIMITS, position: int = 0) -> s.Expr:
     """Parse one expression (a table's `= …` cell, or `rulecraft eval`), offset to where it sits:
-    `position` is where it starts in `source`, so its spans slice the rule text it came from."""
+    `position` is where it starts in `source`, so its spans slice the rule text it came from.
+    One parsed from a rule file `rulecraft.load` reads is kept with its tree (dsl/cached.py)."""
+    return cached.expression(
+        filename, source, (text, line, column, position, limits),
+        lambda: _parse_expression(text, filename, line, column, source, limits, position))
+
+
+def _parse_expression(text: str, filename: str, line: int, column: int, source: str | None,
+                      limits: Limits, position: int) -> s.Expr:
     place = Place(filename, line - 1, column - 1, position)
     shown = source if source is not None else text
     check_size(text, place, shown, limits, "expression")

@@ -30,6 +30,10 @@ def __getattr__(name: str) -> object:
         from . import api
 
         return getattr(api, name)
+    if name in ("compare", "sweep"):  # balance views: one target under two rulebooks, a grid
+        from . import balance
+
+        return getattr(balance, name)
     if name == "read_fighter":  # a fighter from a TOML file, for `Rulebook.fight`
         from .fight import read_fighter
 
@@ -41,5 +45,5 @@ __all__ = [
     "CalculationError", "CycleError", "Dice", "DiceError", "RangeError", "RuleSyntaxError", "RuleTypeError",
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
     "UnknownEntryError", "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
-    "format_rules", "load", "read_fighter", "sheet", "Roll", "dice", "roll",
+    "format_rules", "load", "read_fighter", "sheet", "Roll", "dice", "roll", "compare", "sweep",
 ]

@@ -511,6 +511,12 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+from .cli_balance import compare, sweep  # noqa: E402 - they use the helpers above
+
+cli.add_command(compare)
+cli.add_command(sweep)
+
+
 def main() -> None:
     """Console entry point: rule errors exit 1 with a caret; nothing else may show a traceback."""
     failure = ""

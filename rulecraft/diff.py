@@ -103,8 +103,8 @@ def _signature(f: Any) -> str:
 
 
 def _combatant(old: Any, new: Any) -> Iterable[str]:
-    before = {f.name: f.text for f in old.fields}
-    after = {f.name: f.text for f in new.fields}
+    before = {f.name: _first_line(f.text) for f in old.fields}
+    after = {f.name: _first_line(f.text) for f in new.fields}
     for name, text in before.items():
         if name not in after:
             yield f"field {name} removed (was: {text})"
@@ -113,6 +113,11 @@ def _combatant(old: Any, new: Any) -> Iterable[str]:
     for name, text in after.items():
         if name not in before:
             yield f"field {name} added: {text}"
+
+
+def _first_line(text: str) -> str:
+    """A field as written, without the comments that follow it in the file."""
+    return text.strip().splitlines()[0] if text.strip() else text
 
 
 def _table(old: Table, new: Table) -> Iterable[str]:

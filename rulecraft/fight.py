@@ -158,11 +158,8 @@ def _fights(job: tuple[Any, ...], chunk: tuple[int, int]) -> list[dict[str, Any]
 
 
 def _fell(done: Fight, fighter: Combatant) -> bool:
-    """A fighter `stop`ped by the encounter (fallen, fled), or one whose turn never came back."""
-    stopped = {id(e["value"]) for e in done.events if e["kind"] == "stop" and
-               isinstance(e["value"], Combatant)}
-    return id(fighter) in stopped or any(
-        e["kind"] == "stop" and done.result.values.get(e["name"]) is fighter for e in done.events)
+    """A fighter the encounter `stop`ped (fallen, fled): it has no turn coming at the end."""
+    return any(e["kind"] == "stop" and e["value"] is fighter for e in done.events)
 
 
 def _state_figures(fighter: Combatant) -> dict[str, float]:

@@ -52,7 +52,7 @@ class Schedule:
         """`stop f`: f takes no more turns in this encounter."""
         self._party(span, label, who)
         self.next_turns.pop(id(who), None)
-        self.ctx.trace.append(("stop", label, None, span))
+        self.ctx.trace.append(("stop", label, who, span))
 
     def next(self, span: Span, label: str) -> tuple[Combatant, Any] | None:
         """The party whose turn comes first and the time it comes, or None when nobody acts."""

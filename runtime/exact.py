@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -249,16 +250,18 @@ class Stepper:
         # its outcome and of the parties it was given.
         later = {_slot(u) for u in after}
         loose = bool(later & self.loose)
+        callee = self.callees[ex.callee]  # type: ignore[index]
         parties = frozenset(i for i, reads in enumerate(ex.args)
-                            if {_slot(u) for u in reads} & later or
-                            (loose and {_slot(u) for u in reads} - self.simple))
+                            if i in callee.party_slots and (
+                                {_slot(u) for u in reads} & later or
+                                (loose and {_slot(u) for u in reads} - self.simple)))
         told = live[ex.target]  # type: ignore[index]
         fields: Any = ALL if ex.bound in told else frozenset(
             u[1] for u in told if type(u) is tuple and u[0] == ex.bound)
         call = Call(fields, parties)
         if asked is not None:
             asked[ex.target] = call  # type: ignore[index]
-        entry = {_slot(u) for u in self.callees[ex.callee].live(call)[0][0]}  # type: ignore[index]
+        entry = {_slot(u) for u in callee.live(call)[0][0]}
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
     def _key_of(self, live: frozenset[Any], party_of: tuple[tuple[int, ...], ...],
@@ -366,6 +369,10 @@ def _add(held: list[Any], num: int, den: int) -> None:
     held[1] = both
 
 
+# Segments played per procedure, counted when set (tests show that the work is small).
+TALLY: Counter[str] | None = None
+
+
 class TooLarge(DiceError):
     """Exact odds that would take more states than the limit allows (sample them instead)."""
 
@@ -409,6 +416,10 @@ class Exact:
         # the limits, calls included.
         made, arrived = self.states, self.work
         made_limit, work_limit = self.limits.odds_states, self.limits.enumeration_work
+        # For refusing early: per segment, the states waiting there, how many have been played
+        # and how many new states those made.
+        waiting, expanded, spawned = ([0] * len(segments) for _ in range(3))
+        source = 0
 
         def enter(pc: int, frame: Any, seen: list[Combatant], states: list[Combatant],
                   num: int, den: int, epoch: int, passes: int) -> None:
@@ -423,6 +434,8 @@ class Exact:
                     self.states, self.work = made, arrived
                     raise self.too_large("odds_states" if made > made_limit else
                                          "enumeration_work")
+                waiting[pc] += 1
+                spawned[source] += 1
                 pending[key] = [num, den, tuple(frame), seen, states, passes]
                 heappush(heap, (epoch, pc, made, key))
                 return
@@ -434,59 +447,79 @@ class Exact:
                 held[5] = passes
 
         enter(0, frame, parties, parties, 1, 1, 0, 0)
-        while heap:
-            epoch, pc, _, key = heappop(heap)
-            num, den, frame, seen, states, passes = pending.pop(key)
-            self.played += 1
-            segment = segments[pc]
-            if segment.mutates or seen is not states:
-                fresh = [h.handle() for h in states]
-                if party_slots and seen:
-                    by_id = {id(old): new for old, new in zip(seen, fresh)}
-                    frame = list(frame)
-                    for slot in party_slots:
-                        frame[slot] = _remap(frame[slot], by_id)
-                ctx.handles = {id(h) for h in fresh}
-            else:
-                fresh = states
-            ctx.passes_made = passes
-            ex = self.play(stepper, segment, frame)
-            kind = ex[0]
-            passes = ctx.passes_made
-            if kind == ROLL:
-                _, target, frame, slot, dice, span = ex
-                child = list(frame)
-                if not isinstance(dice, Dice):  # a roll of a plain number is that number
-                    child[slot] = dice
-                    enter(target, child, fresh, fresh, num, den, epoch, passes)
-                    continue
-                counts = self.counts(dice, span)
-                if slot not in plan[target][1]:  # nothing reads it: one state, any total
-                    child[slot] = counts.totals[0]
-                    enter(target, child, fresh, fresh, num, den, epoch, passes)
-                    continue
-                den *= counts.ways
-                for total, ways in zip(counts.totals, counts.counts):
-                    child[slot] = total
-                    enter(target, child, fresh, fresh, num * ways, den, epoch, passes)
-            elif kind == GOTO or kind == BACK:
-                enter(ex[1], ex[2], fresh, fresh, num, den, epoch + (kind == BACK), passes)
-            elif kind == CALL:
-                _, target, frame, slot, name, args, span = ex
-                child = list(frame)
-                self.states, self.work = made, arrived
-                answers = self.call(stepper.callees[name], plan[pc][2][target], args, fresh)
-                made, arrived = self.states, self.work
-                for cnum, cden, outcome, after in answers:
-                    child[slot] = outcome
-                    enter(target, child, fresh, after, num * cnum, den * cden, epoch, passes)
-            else:
-                finish(ex[1], ex[2], fresh, num, den)
-        self.states, self.work = made, arrived
-
-    def play(self, stepper: Stepper, segment: Segment, frame: Any) -> Any:
+        dice_known = self.dice
+        played = 0
         try:
-            ex = segment.fn(self.ctx, frame)
+            while heap:
+                epoch, pc, _, key = heappop(heap)
+                num, den, frame, seen, states, passes = pending.pop(key)
+                played += 1
+                waiting[pc] -= 1
+                expanded[pc] += 1
+                if expanded[pc] >= 64 and spawned[pc] > 5000:
+                    # The states played here so far each made this many new ones: the rest
+                    # waiting here will make about as many (fewer, as more merge). Refused when
+                    # even half of that is more than the limit allows.
+                    foreseen = made + spawned[pc] * (waiting[pc] + 1) // expanded[pc]
+                    if foreseen > 2 * made_limit:
+                        self.states, self.work = made, arrived
+                        raise self.too_large("odds_states", foreseen)
+                source = pc
+                segment = segments[pc]
+                if segment.mutates or seen is not states:
+                    fresh = [h.handle() for h in states]
+                    if party_slots and seen:
+                        by_id = {id(old): new for old, new in zip(seen, fresh)}
+                        frame = list(frame)
+                        for slot in party_slots:
+                            frame[slot] = _remap(frame[slot], by_id)
+                    ctx.handles = {id(h) for h in fresh}
+                else:
+                    fresh = states
+                ctx.passes_made = passes
+                ex = segment.fn(ctx, frame)
+                if ex is None:
+                    raise RulecraftError(f"procedure {stepper.name} ended without an outcome",
+                                         stepper.span, stepper.source)
+                kind = ex[0]
+                passes = ctx.passes_made
+                if kind == ROLL:
+                    _, target, frame, slot, dice, span = ex
+                    child = list(frame)
+                    if not isinstance(dice, Dice):  # a roll of a plain number is that number
+                        child[slot] = dice
+                        enter(target, child, fresh, fresh, num, den, epoch, passes)
+                        continue
+                    counts = dice_known.get(dice) or self.counts(dice, span)
+                    if slot not in plan[target][1]:  # nothing reads it: one state, any total
+                        child[slot] = counts.totals[0]
+                        enter(target, child, fresh, fresh, num, den, epoch, passes)
+                        continue
+                    den *= counts.ways
+                    for total, ways in zip(counts.totals, counts.counts):
+                        child[slot] = total
+                        enter(target, child, fresh, fresh, num * ways, den, epoch, passes)
+                elif kind == GOTO or kind == BACK:
+                    enter(ex[1], ex[2], fresh, fresh, num, den, epoch + (kind == BACK), passes)
+                elif kind == CALL:
+                    _, target, frame, slot, name, args, span = ex
+                    child = list(frame)
+                    question = plan[pc][2][target]
+                    if not question.fields and not question.parties:
+                        # Nothing of the call is read after it: its endings, whatever they
+                        # are, add up to this one state (holding one of them: a real path's).
+                        child[slot] = self.one_path(stepper.callees[name], args, fresh)
+                        enter(target, child, fresh, fresh, num, den, epoch, passes)
+                        continue
+                    self.states, self.work = made, arrived
+                    answers = self.call(stepper.callees[name], question, args, fresh)
+                    made, arrived = self.states, self.work
+                    for cnum, cden, outcome, after in answers:
+                        child[slot] = outcome
+                        enter(target, child, fresh, after, num * cnum, den * cden, epoch,
+                              passes)
+                else:
+                    finish(ex[1], ex[2], fresh, num, den)
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
@@ -495,10 +528,39 @@ class Exact:
                 "none in the others)")
             raise CalculationError(f"{what}: in procedure {stepper.name}", stepper.span,
                                    stepper.source) from None
-        if ex is None:
-            raise RulecraftError(f"procedure {stepper.name} ended without an outcome",
-                                 stepper.span, stepper.source)
-        return ex
+        finally:
+            self.played += played
+            if TALLY is not None:
+                TALLY[stepper.name] += played
+        self.states, self.work = made, arrived
+
+    def one_path(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]
+                 ) -> Outcome:
+        """The outcome of one path of a call (each roll's first total, each call's first
+        path), played on copies of the parties: what a state holds where a call's outcome is
+        not read, so that what is done with it anyway is done with a real one."""
+        copies = {id(h): h.handle() for h in fresh}
+        frame: Any = callee.frame(tuple(_remap(a, copies) for a in args))
+        passes, handles = self.ctx.passes_made, self.ctx.handles
+        self.ctx.handles = {id(h) for h in copies.values()}
+        pc = 0
+        try:
+            while True:
+                ex = callee.segments[pc].fn(self.ctx, frame)
+                if ex is None or ex[0] == FINISH:
+                    return ex[1] if ex is not None else None  # type: ignore[no-any-return]
+                frame = list(ex[2])
+                if ex[0] == ROLL:
+                    dice = ex[4]
+                    frame[ex[3]] = self.counts(dice, ex[5]).totals[0] \
+                        if isinstance(dice, Dice) else dice
+                elif ex[0] == CALL:
+                    inner = {id(h): h for h in copies.values()}
+                    frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
+                                                 list(inner.values()))
+                pc = ex[1]
+        finally:
+            self.ctx.passes_made, self.ctx.handles = passes, handles
 
     def counts(self, dice: Dice, span: Span | None) -> Counts:
         found = self.dice.get(dice)
@@ -561,8 +623,10 @@ class Exact:
         self.ctx.passes_made, self.ctx.handles = passes, handles
         return [(n, d, o, h) for n, d, o, h in ends.values()]
 
-    def too_large(self, limit: str) -> TooLarge:
-        need = (f"more than {self.limits.odds_states} distinct states" if limit == "odds_states"
+    def too_large(self, limit: str, foreseen: int | None = None) -> TooLarge:
+        need = (f"about {foreseen} distinct states (foreseen from those made so far; the limit "
+                f"is {self.limits.odds_states})" if foreseen is not None else
+                f"more than {self.limits.odds_states} distinct states" if limit == "odds_states"
                 else f"more than {self.limits.enumeration_work} steps")
         err = TooLarge(f"the exact odds need {need} {Limits.hint(limit)}; estimate them by "
                        "sampling instead: `rulecraft odds … --samples 100000 --seed 1` "

@@ -42,6 +42,10 @@ def make_helpers(source: str) -> dict[str, Any]:
         return fn(items)
 
     def _check(param: Any, value: Any) -> Any:
+        vt = param.type
+        if type(value) is int and vt.kind == "integer" and (vt.low is None or
+                                                              vt.low <= value <= vt.high):
+            return value  # the common case, as check_value would find it
         if value is MISSING:
             raise RangeError(f"{param.name} is needed ({param.type.describe()})", param.span,
                              source)

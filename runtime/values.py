@@ -200,9 +200,16 @@ def display(value: Any) -> str:
 def field_name(label: str) -> str:
     """A printed column header as a field's name: `Walk` → walk, `Armour Factor` →
     armour_factor, `Chest/Upper back` → chest_upper_back. The one spelling rule for fields."""
-    folded = unicodedata.normalize("NFKC", label.strip())  # `ﬁles` is the field a rule writes `files`
-    out = re.sub(r"\W+", "_", folded.lower()).strip("_")
-    return out or "value"
+    found = _FIELD_NAMES.get(label)  # read again and again at play (`armour[area]`)
+    if found is None:
+        folded = unicodedata.normalize("NFKC", label.strip())  # `ﬁles` is the field `files`
+        found = re.sub(r"\W+", "_", folded.lower()).strip("_") or "value"
+        if len(_FIELD_NAMES) < 10_000:
+            _FIELD_NAMES[label] = found
+    return found
+
+
+_FIELD_NAMES: dict[str, str] = {}
 
 
 def match_name(value: Any, members: Any) -> Any:

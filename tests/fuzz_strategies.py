@@ -64,7 +64,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         raise OutOfTime(f"took longer than {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every second after the first: an alarm that lands in a garbage-collector callback
+    # or a `__del__` is printed and dropped by Python ("Exception ignored in ...").
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:

@@ -244,3 +244,16 @@ def test_a_quick_reference_table_is_replaced_or_removed_like_any_rule(tmp_path):
     assert "reference hit_chances: removed" in result.output
     assert "now: reference skill_grid \"Skill by Dexterity\": rows dexterity in 4..20 by 4" in \
         result.output
+
+
+def test_comments_between_amended_fields_format_and_stay_out_of_diff(tmp_path):
+    text = ('rulebook h "H"\n\nextends ringing_steel\n\namend combatant fighter:\n'
+            "  # luck helps\n  state luck: 0..5 = 2\n  # walk faster\n"
+            "  replace derived walk = walk_rate(armour) + time_penalty + 1\n\n"
+            "# a note on what follows\nformula extra(x: 1..2) = x\n")
+    assert rulecraft.format_rules(text) == text
+    path = write(tmp_path, "h.rules", text)
+    result = CliRunner().invoke(cli, ["diff", "ringing_steel", str(path)])
+    assert "field walk: derived walk = walk_rate(armour) + time_penalty → derived walk = " \
+           "walk_rate(armour) + time_penalty + 1\n" in result.output
+    assert "a note on what follows" not in result.output
