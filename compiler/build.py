@@ -71,6 +71,7 @@ class _Compiler:
         self._names(decls)
         self._enums(decls)
         tables = self._tables(decls)
+        self._model_fields()  # formulas may read a combatant's fields
         formula_order = self._formula_order()
         formula_fields = self._formulas(formula_order)
         models = self._combatants()
@@ -276,18 +277,21 @@ class _Compiler:
                  "name": "name", "combatant": "combatant"}
         return ValueType(kinds.get(t.kind, "any"), node.name)
 
+    def _model_fields(self) -> None:
+        """Every model's fields with their types, before formulas and derived figures are
+        compiled (a derived figure's type is known once it is: until then, checked at run time)."""
+        for decl in self.scope.models.values():
+            fields = self.scope.model_fields.setdefault(decl.name, {})
+            for f in decl.fields:
+                fields[f.name] = ANY if f.role == "derived" else self.scope.resolve_type(f.type)
+        if self.scope.models:
+            self.scope.combatant_fields = self.scope.model_fields[next(iter(self.scope.models))]
+
     def _combatants(self) -> dict[str, tuple[s.CombatantDecl, list[Field], str]]:
         """Each combatant model's fields and the generated function deriving its figures."""
         if not self.scope.models:
             self.writer.line(0, "def derive(v):\n    return v\n")
             return {}
-        for name in self.scope.models:  # every model's fields are known before any is derived
-            self.scope.model_fields[name] = {}
-        self.scope.combatant_fields = self.scope.model_fields[next(iter(self.scope.models))]
-        for decl in self.scope.models.values():
-            for f in decl.fields:
-                if f.role != "derived":
-                    self.scope.model_fields[decl.name][f.name] = self.scope.resolve_type(f.type)
         out = {}
         for i, decl in enumerate(self.scope.models.values()):
             function = "derive" if i == 0 else f"derive_{i}"

@@ -391,11 +391,14 @@ class Emitter:
             names = list(fields)
         picked: dict[str, T] = {}
         for name in names:
-            if field_name(name) in fields:
+            if name in fields:  # a field as declared
+                picked[name] = fields[name]
+            elif field_name(name) in fields:  # a member naming it ("Willpower": willpower)
                 picked[field_name(name)] = fields[field_name(name)]
             else:
-                what = f"field of a {t.ref}" + (f", named by {kt.domain.name}" if
-                                                 not isinstance(key_node, s.String) else "")
+                named = not isinstance(key_node, s.String) and kt.domain is not None
+                what = f"field of a {t.ref}" + (f", named by {kt.domain.name}" if named
+                                                 else "")
                 self.scope.unknown(what + ":", name, key_node.span, list(fields))
         out: T | None = NOTHING
         for ft in picked.values():

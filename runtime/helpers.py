@@ -111,7 +111,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         """`defender[characteristic]`: the combatant's field a name value names, among the
         fields the compiler allowed for it; never an attribute of a Python object."""
         if isinstance(combatant, Combatant) and type(name) is str:
-            field = values.field_name(name)
+            field = name if name in fields else values.field_name(name)  # as declared, or named
             if field in fields and field in combatant._values:
                 return combatant._values[field]
             raise RangeError(f"a {combatant.model.name} has no field {name!r} here (it may be "

@@ -427,3 +427,15 @@ def test_every_problem_of_a_combatant_is_reported_at_once_from_python():
     assert len(messages) == 3
     assert any("luck" in m for m in messages) and any("strength" in m for m in messages)
     assert any("willpower" in m for m in messages)
+
+
+def test_a_formula_reads_a_combatants_fields_by_name_or_by_a_name_value():
+    # Found while writing RQ3: "A formula can't read a combatant's fields, because formulas
+    # compile before combatants"; and a generated field named like a Python constant crashed.
+    rb = rulecraft.compile("rulebook t\nenum e: a, b\ncombatant pc:\n  a: 1..3\n  b: 1..3\n"
+                           "  derived None = a + b\n"
+                           'formula f(p: pc, k: e) = p[k] + p.a + p["b"]\n'
+                           "formula g(p: pc, n: name) = p[n]\n")
+    p = rb.combatant(a=1, b=2)
+    assert rb.formulas["f"](p=p, k="b") == 5
+    assert rb.formulas["g"](p=p, n="None") == 3
