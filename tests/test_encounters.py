@@ -441,3 +441,61 @@ def test_hex_grid_helpers(expression, value):
     # is there for its multi-combatant rules."
     rb = rulecraft.compile('rulebook h "H"\nformula f(x: 0..1) = 1\n', "h.rules")
     assert rulecraft.evaluate(rb, expression) == value
+
+
+# ---- a d20 modern-style fight: initiative order, withdrawal -------------------------------------
+
+D20 = """rulebook d20 "d20 modern (a small part)"
+combatant fighter:
+  name: name
+  bab: 0..20
+  str_bonus: -5..5
+  ac: 1..30
+  initiative: 1..30
+  state hp: 0..40 = 10 clamped
+procedure attack "Attack roll" (attacker: fighter, target: fighter):
+  # "Roll 1d20 + BAB + Str or Dex bonus against the opponent's AC. If it is equal or more, it's a
+  # hit." "Unlike other D20 games, Natural 1's and 20's are not automatic misses and hits."
+  roll attack_roll = d20
+  if attack_roll + attacker.bab + attacker.str_bonus >= target.ac:
+    roll damage = d6
+    set target.hp = target.hp - damage
+    outcome hit with (damage = damage)
+  outcome missed
+encounter brawl "A brawl" (a: fighter, b: fighter):
+  clock rounds
+  each round:
+    for each c in sort_descending(c.initiative for c in [a, b]):
+      let foe = if c == a then b else a
+      if c.hp > 0 and foe.hp > 0:
+        choose action by c from ["attack", "orderly withdrawal", "routed"] default "attack"
+        if action == "attack":
+          call blow = attack(c, foe)
+        else if action == "routed":
+          # "If routed, the retreating gives up their attack and their opponent will instead
+          # get an extra attack on them."
+          call extra = attack(foe, c)
+          give c "Withdrawn"
+        else:
+          # "If orderly, the retreating cannot attack, but their opponent gains no advantage."
+          give c "Withdrawn"
+  ends when a.hp == 0 or b.hp == 0 or has(a, "Withdrawn") or has(b, "Withdrawn")
+  at most 20 rounds
+"""
+
+
+def test_a_d20_fight_in_initiative_order_and_a_routed_withdrawal():
+    rb = rulecraft.compile(D20, "d20.rules")
+    a = rb.combatant(name="Ace", bab=3, str_bonus=1, ac=12, initiative=15)
+    b = rb.combatant(name="Bo", bab=1, str_bonus=0, ac=14, initiative=9)
+    brawl = rb.procedures["brawl"]
+    # Round 1: Ace first (initiative 15) hits (10 + 4 >= 14) for 4; Bo misses (3 + 1 < 12).
+    r = brawl.run(a=a, b=b, action=["attack", "attack", "attack", "routed"],
+                  dice=[10, 4, 3, 18, 5, 20, 6])
+    calls = [(e.kind, e.name, e.value) for e in r.trace if e.kind in ("return",)]
+    assert calls[:3] == [("return", "blow", "hit"), ("return", "blow", "missed"),
+                         ("return", "blow", "hit")]
+    # Round 2: Ace hits again (18) for 5; Bo routs: Ace gets the extra attack (20, 6 damage).
+    assert calls[3] == ("return", "extra", "hit")
+    assert r.outcome == "ended" and r.outcome["rounds"] == 2
+    assert (r.combatants["a"].hp, r.combatants["b"].hp) == (10, 0)
