@@ -253,7 +253,9 @@ class Emitter:
             return self._bad(f"a list holds one kind of value: {lt} and {rt} do not join", node)
         left, right = self.cast(left, lt, "list", node.left), self.cast(right, rt, "list",
                                                                           node.right)
-        return f"({left} + {right})", T("list", item=item)
+        where = self.scope.span_ref(node.span)
+        return f"_joined({left}, {right}, {where}, {self.scope.limits.list_items})", \
+            T("list", item=item)
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
         if "outcome" in (lt.kind, rt.kind):  # `save == "made"`: the outcome's name

@@ -81,6 +81,14 @@ def make_helpers(source: str) -> dict[str, Any]:
         raise RangeError(f"this needs {_KINDS[kind]}, but the value here is {describe(value)}",
                          span, source)
 
+    def _joined(left: tuple[Any, ...], right: tuple[Any, ...], span: Span, limit: int) -> Any:
+        """`effects + [e]`: a list grown step by step stays within `list_items` (each step's
+        list is kept in the trace, so a long one costs its length squared)."""
+        if len(left) + len(right) > limit:
+            raise RangeError(f"this list would hold {len(left) + len(right)} items, more than "
+                             f"{limit} {Limits.hint('list_items')}", span, source)
+        return left + right
+
     def _present(value: Any, span: Span, label: str) -> Any:
         """A value that may be none (a blank table cell, a name not set on this path), where
         the rule needs the value itself."""
@@ -209,6 +217,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_attr": _attr,
         "_cast": _cast,
         "_present": _present,
+        "_joined": _joined,
         "_Schedule": Schedule,
         "_hex_distance": hex_distance,
         "_hex_in_front": hex_in_front,

@@ -37,6 +37,7 @@ class Limits:
     sides_per_die: int = attrs.field(default=10_000, validator=_positive)
     # -- playing -----------------------------------------------------------------------------
     loop_passes: int = attrs.field(default=100_000, validator=_positive)  # for/repeat, one run
+    list_items: int = attrs.field(default=10_000, validator=_positive)  # a list a rule joins
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk
     odds_states: int = attrs.field(default=100_000, validator=_positive)  # distinct states

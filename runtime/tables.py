@@ -202,7 +202,7 @@ class CellExpression:
             raise RangeError(f"`{self.text}` cannot be worked out with {shown}: give numbers "
                              "(or the kind of value the table's notes name)") from None
 
-    def evaluate(self, **given: Any) -> Any:
+    def evaluate(self, /, **given: Any) -> Any:
         """Internal evaluation for generated code: values are already exact."""
         return self._fn(**{p: given[p] for p in self.params})
 
@@ -460,7 +460,7 @@ class Table:
                 return error
         return None
 
-    def lookup(self, *keys: Any, **given: Any) -> Any:
+    def lookup(self, /, *keys: Any, **given: Any) -> Any:
         """Look a row or cell up by its keys, as a Python caller: values come back plain.
         `given`: figures a band's bounds are worked out from (`lookup(5, skill_sum=8)`)."""
         value = self.get(*(to_internal(k) for k in keys),

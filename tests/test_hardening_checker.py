@@ -258,3 +258,21 @@ def test_an_expression_cell_given_self_can_be_worked_out():
     rb = rulecraft.compile('rulebook t "T"\ntable timings "T" by code given self:\n'
                            '  | Code | Time       |\n  | AT   | = self + 1 |\n')
     assert rb.tables["timings"].lookup("AT")(self=3) == 4
+
+
+def test_a_list_grown_in_a_loop_is_bounded_by_a_named_limit():
+    # Found by the long fuzz run: each pass's list is kept in the trace, so 30,000 passes took
+    # 3.5 GB. A list a rule joins holds at most `list_items` (10,000) items.
+    rb = compiled("procedure p (n: integer):\n  let picks = []\n  for each i in 1..n:\n"
+                  "    let picks = picks + [i]\n  outcome done with (count = len(picks))\n")
+    assert rb.procedures["p"].run(n=100).outcome["count"] == 100
+    with pytest.raises(rulecraft.RangeError, match="list_items"):
+        rb.procedures["p"].run(n=20_000)
+
+
+def test_a_given_figure_named_self_reaches_its_cell():
+    # Found by the long fuzz run: `g["A", self = n]` raised a TypeError.
+    rb = rulecraft.compile('rulebook t\ntable g by code given self:\n  | Code | Time   |\n'
+                           '  | A    | = self |\nformula f(n: integer) = g["A", self = n]\n')
+    assert rb.formulas["f"](n=3) == 3
+    assert rulecraft.evaluate(rb, 'g["A", self = 2]') == 2
