@@ -15,7 +15,7 @@ from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
-from .codegen import Writer, _blocks, fast_check
+from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import names_used, order
 from .overlay import Loader, overlay
@@ -464,21 +464,11 @@ RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by", "policy")
 
 
 def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:
-    return [st for st in _all_steps(steps) if isinstance(st, s.ChooseStep)]
+    return [st for st in s.all_steps(steps) if isinstance(st, s.ChooseStep)]
 
 
 def _call_steps(steps: tuple[Any, ...]) -> list[s.CallStep]:
-    return [st for st in _all_steps(steps) if isinstance(st, s.CallStep)]
-
-
-def _all_steps(steps: tuple[Any, ...]) -> list[Any]:
-    """Every step, nested blocks included."""
-    found: list[Any] = []
-    for step in steps:
-        found.append(step)
-        for block in _blocks(step):
-            found += _all_steps(block)
-    return found
+    return [st for st in s.all_steps(steps) if isinstance(st, s.CallStep)]
 
 
 def _leaf(vt: ValueType) -> ValueType:

@@ -101,7 +101,7 @@ class StepWriter(Writer):
         found: Counter[str] = Counter()
         if not self.schema.declared:
             return found
-        for step in _all_steps(steps):
+        for step in s.all_steps(steps):
             if isinstance(step, s.OutcomeStep):
                 given = {a.name for a in step.values}
                 found.update(f for f in self.schema.fields.get(step.name, ()) if f not in given)
@@ -319,15 +319,6 @@ def _splits(step: Any) -> bool:
     return any(_splits(inner) for block in _blocks(step) for inner in block)
 
 
-def _all_steps(steps: tuple[Any, ...]) -> list[Any]:
-    found: list[Any] = []
-    for step in steps:
-        found.append(step)
-        for block in _blocks(step):
-            found += _all_steps(block)
-    return found
-
-
 def _loop_names(steps: tuple[Any, ...]) -> list[str]:
     names: list[str] = []
     for step in steps:
@@ -536,7 +527,7 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             steppers[proc.name] = stepper_from(code, info, namespace, source)
         except _Unsupported:
             pass
-    calls = {name: {st.procedure for st in _all_steps(d.steps) if isinstance(st, s.CallStep)}
+    calls = {name: {st.procedure for st in s.all_steps(d.steps) if isinstance(st, s.CallStep)}
              for name, d in found.items()}
     dropped = True
     while dropped:  # a caller of a procedure without segments walks the paths too
@@ -569,7 +560,7 @@ def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:
     while grew:
         grew = False
         for name, d in found.items():
-            calls = {st.procedure for st in _all_steps(d.steps) if isinstance(st, s.CallStep)}
+            calls = {st.procedure for st in s.all_steps(d.steps) if isinstance(st, s.CallStep)}
             if name not in timed and calls & timed:
                 timed.add(name)
                 grew = True

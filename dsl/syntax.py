@@ -489,6 +489,16 @@ class PolicyDecl:  # policy_decl
     comments: tuple[str, ...] = ()
 
 
+def all_steps(steps: tuple[Any, ...]) -> list[Any]:
+    """Every step, those nested in blocks included, in the order written."""
+    found: list[Any] = []
+    for step in steps:
+        found.append(step)
+        for block in blocks(step):
+            found += all_steps(block)
+    return found
+
+
 # ---- house rules over a base ---------------------------------------------------------------
 
 
