@@ -27,6 +27,7 @@ ARMOUR = {  # walk, run, modifier, factor, protection by area
 WEAPONS = {  # type, range, A, B, DS, DC, modifier
     "Sword": ("Cut", "Medium", Decimal("2.0"), 4, Decimal("2.8"), Decimal("3.0"), 0),
     "Spear": ("Stab", "Long", Decimal("1.8"), 4, Decimal("2.4"), Decimal("3.6"), -1),
+    "Shield": ("Stab", "Close quarters", Decimal("1.0"), -4, Decimal("3.4"), Decimal("3.0"), 1),
 }
 COLUMN = {("Medium", "Cut"): 4, ("Long", "Stab"): 2}  # hit location columns, below
 HIT = [  # d10 rows; columns short/stab, med/stab, long/stab, short/cut, med/cut, long/cut
@@ -95,7 +96,13 @@ def figures(sheet: dict[str, Any], fatigue: int = 0,
     strength = sheet["strength"]
     if w[1] in ("Long", "Medium+Long"):
         strength = int((Decimal(strength) * Decimal("1.5")).to_integral_value(ROUND_HALF_DOWN))
+    shield = skill(sheet["dexterity"], sheet["training"]["Shield"], sheet["armour"]) \
+        if sheet.get("shield") else None
+    guard = WEAPONS["Shield"]
     found = dict(sheet, fatigue=fatigue, injuries=injuries, skill=sk,
+                 shield=bool(sheet.get("shield")),
+                 shield_parry_stab=0 if shield is None else _floor(shield * guard[4] + 12) - defence,
+                 shield_parry_cut=0 if shield is None else _floor(shield * guard[5] + 16) - defence,
                  anti_parry=_floor(sk * w[2]) - attack, parry_stab=_floor(sk * w[4] + 12) - defence,
                  parry_cut=_floor(sk * w[5] + 16) - defence, blow_strength=strength + w[3] - over,
                  base_speed=max(1, _floor(20 - sk + a[2] + w[6])) + slow,
@@ -142,12 +149,15 @@ def _tired(fighter: dict[str, Any], points: int) -> dict[str, Any]:
 
 
 def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
-                  defence: str = "Passive Dodge") -> tuple[Any, ...]:
+                  defence: str = "Passive Dodge", simultaneous: bool = False,
+                  defender_out: bool = False) -> tuple[Any, ...]:
     """One blow as the engine plays it, doing the same work: the arguments checked; every
     value kept by name and every roll, value, branch, change and call traced with its rule
     line, as `Result.values` and `Result.trace` hold them; the outcome with all its values;
     both fighters after. `defence` is "Passive Dodge" or "Parry" (an active dodge rolls the
-    dodge table, which this baseline leaves out)."""
+    dodge table, which this baseline leaves out). A duel's blow may be one of two
+    `simultaneous` attacks (two more Anti-Parry, no parry with the attacking weapon) or fall on
+    a defender passed out (`defender_out`: no action, a defence potential of zero)."""
     if type(attacker) is not dict or "anti_parry" not in attacker or \
             type(defender) is not dict or "anti_parry" not in defender:
         raise TypeError("attacker and defender are a fighter's figures")
@@ -161,59 +171,76 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
         trace.append((kind, name, value, line, detail))
         return value
 
-    let(377, "defence", defence, "choose", "by defender")
+    let(406, "defence", defence, "choose", "by defender")
+    if defender_out:
+        trace.append(("branch", 'has(defender, "Passed out")', True, 411))
+        defence = let(412, "defence", "No Action")
+    elif simultaneous and defence == "Parry" and not defender["shield"]:
+        trace.append(("branch", 'simultaneous and (defence == "Active Dodge" or defence == '
+                      '"Parry" and not defender.shield)', True, 413))
+        defence = let(414, "defence", "Passive Dodge")
     weapon = WEAPONS[attacker["weapon"]]
-    attack_type = let(379, "attack_type", weapon[0])
+    attack_type = let(416, "attack_type", weapon[0])
+    stab = attack_type == "Stab"
+    weapon_parry = let(421, "weapon_parry", defender["parry_stab"] if stab else defender["parry_cut"])
+    shield_parry = let(422, "shield_parry", defender["shield_parry_stab"] if stab
+                       else defender["shield_parry_cut"])
+    with_shield = let(423, "with_shield", defence == "Parry" and defender["shield"]
+                      and (simultaneous or shield_parry >= weapon_parry))
     if defence == "Parry":
-        potential = let(380, "defence_potential", defender["parry_stab"] if attack_type == "Stab"
-                        else defender["parry_cut"])
-        delay = let(384, "defender_delay", 4)
+        potential = let(426, "defence_potential", shield_parry if with_shield else weapon_parry)
+        delay = let(430, "defender_delay", 2 if with_shield else 4)
     else:
-        potential = let(380, "defence_potential", defender["passive_dodge_factor"])
-        delay = let(384, "defender_delay", 0)
-    roll = let(387, "attack_roll", rng.randint(1, 20), "roll", "d20")
-    excess = let(388, "excess", attacker["anti_parry"] + roll - potential)
+        potential = let(426, "defence_potential", defender["passive_dodge_factor"]
+                        if defence == "Passive Dodge" else 0)
+        delay = let(430, "defender_delay", 0)
+    trace.append(("delay", "defender", delay, 431, "no clock: not applied"))
+    anti_parry = let(435, "anti_parry", attacker["anti_parry"] + (2 if simultaneous else 0))
+    roll = let(436, "attack_roll", rng.randint(1, 20), "roll", "d20")
+    excess = let(437, "excess", anti_parry + roll - potential)
     if roll == 1:
-        trace.append(("branch", "attack_roll == 1", True, 393))
-        fumble = let(394, "fumble_roll", rng.randint(1, 10), "roll", "d10")
-        dead_time = let(395, "attacker_dead_time", fumble + 2)
+        trace.append(("branch", "attack_roll == 1", True, 442))
+        fumble = let(443, "fumble_roll", rng.randint(1, 10), "roll", "d10")
+        dead_time = let(444, "attacker_dead_time", fumble + 2)
     else:
-        trace.append(("branch", "otherwise", True, 396))
-        dead_time = let(397, "attacker_dead_time", 2)
+        trace.append(("branch", "otherwise", True, 445))
+        dead_time = let(446, "attacker_dead_time", 2)
     outcome = {"attack_roll": roll, "defence": defence, "defence_potential": potential,
                "defender_delay": delay}
-    hit = let(401, "hit", roll != 1 and (roll == 20 or excess >= 0))
+    hit = let(450, "hit", roll != 1 and (roll == 20 or excess >= 0))
     if hit:
-        trace.append(("branch", "hit", True, 402))
-        critical = let(403, "critical", roll == 20)
+        trace.append(("branch", "hit", True, 451))
+        critical = let(452, "critical", roll == 20)
         location = None
         if critical:
-            trace.append(("branch", "critical", True, 404))
-            critical_roll = let(408, "critical_roll", rng.randint(1, 10), "roll", "d10")
-            excess = let(409, "excess", max(5, excess + critical_roll))
+            trace.append(("branch", "critical", True, 453))
+            critical_roll = let(457, "critical_roll", rng.randint(1, 10), "roll", "d10")
+            excess = let(458, "excess", max(5, excess + critical_roll))
             if critical_roll == 10:  # the attacker's choice, by default the head
-                trace.append(("branch", "critical_roll == 10", True, 410))
-                location = let(411, "location", "Head", "choose", "by attacker")
+                trace.append(("branch", "critical_roll == 10", True, 459))
+                location = let(460, "location", "Head", "choose", "by attacker")
             else:
-                trace.append(("branch", "otherwise", True, 412))
+                trace.append(("branch", "otherwise", True, 461))
         else:
-            trace.append(("branch", "otherwise", True, 415))
+            trace.append(("branch", "otherwise", True, 464))
         if location is None:
-            location_roll = let(416, "location_roll", rng.randint(1, 10), "roll", "d10")
-            location = let(417, "location", HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]])
-        area = let(418, "area", AREA[location])
-        protection = let(421, "protection", ARMOUR[defender["armour"]][4][area])
-        effective = let(422, "effective_blow_strength", attacker["blow_strength"] - protection)
+            location_roll = let(462 if critical else 465, "location_roll", rng.randint(1, 10), "roll", "d10")
+            location = let(463 if critical else 466, "location", HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]])
+        area = let(467, "area", AREA[location])
+        protection = let(470, "protection", ARMOUR[defender["armour"]][4][area])
+        effective = let(471, "effective_blow_strength", attacker["blow_strength"] - protection)
         total = Decimal(effective + excess) / 4
-        factor = let(423, "damage_factor", max(1, int(total.to_integral_value(ROUND_HALF_UP))))
-        wound = let(424, "wound", WOUNDS[min(factor, 12) - 1][AREAS.index(area)])
+        factor = let(472, "damage_factor", max(1, int(total.to_integral_value(ROUND_HALF_UP))))
+        wound = let(473, "wound", WOUNDS[min(factor, 12) - 1][AREAS.index(area)])
         defender = _injured(defender, area, wound)
         trace.append(("change", ("defender", "injuries", (area,)),
-                      dict(defender["injuries"])[area], 425, "add"))
-        trace.append(("change", ("defender", "fatigue", ()), defender["fatigue"], 426, "add"))
-        consequence = let(427, "consequence", CONSEQUENCE.get(wound, "none"))
-        let(428, "defender_saving_throw", "Willpower" if wound == "S Wound" else None)
-        attacker = _after_the_blow(attacker, trace, values)
+                      dict(defender["injuries"])[area], 474, "add"))
+        trace.append(("change", ("defender", "fatigue", ()), defender["fatigue"], 475, "add"))
+        trace.append(("lengthen", "defender", EFFECTS[wound][2], 478, "no clock: not applied"))
+        consequence = let(479, "consequence", CONSEQUENCE.get(wound, "none"))
+        let(480, "defender_saving_throw", "Willpower" if wound == "S Wound" else None)
+        attacker = _after_the_blow(attacker, trace, values, 481)
+        trace.append(("delay", "defender", 2, 485, "no clock: not applied"))
         outcome.update(excess=excess, critical=critical, location=location, area=area,
                        protection=protection, effective_blow_strength=effective,
                        damage_factor=factor, wound=wound, consequence=consequence,
@@ -221,33 +248,34 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
                        advantage="attacker", defender_dead_time=2, dodge_direction=None,
                        attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
                        defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
-        trace.append(("outcome", "hit", outcome, 432))
+        trace.append(("outcome", "hit", outcome, 486))
         return ("hit", outcome), attacker, defender, trace, values
-    attacker = _after_the_blow(attacker, trace, values)
-    let(439, "dodge_direction", None)
-    let(440, "attacker_fatigue_save_modifier", attacker["fatigue_save_modifier"])
-    let(441, "defender_fatigue_save_modifier", defender["fatigue_save_modifier"])
-    let(442, "advantage", "defender")
+    attacker = _after_the_blow(attacker, trace, values, 492)
+    let(493, "dodge_direction", None)
+    let(494, "attacker_fatigue_save_modifier", attacker["fatigue_save_modifier"])
+    let(495, "defender_fatigue_save_modifier", defender["fatigue_save_modifier"])
+    let(496, "advantage", "defender")
+    trace.append(("delay", "attacker", dead_time, 497, "no clock: not applied"))
     name = "critical_miss" if roll == 1 else "parried" if defence == "Parry" else "missed"
     trace.append(("branch", "attack_roll == 1" if roll == 1 else 'defence == "Parry"'
-                  if defence == "Parry" else "otherwise", True, 443))
+                  if defence == "Parry" else "otherwise", True, 498 if roll == 1 else 500 if defence == "Parry" else 504))
     extra = {"dodge_direction": None} if roll == 1 else {"excess": excess}
     outcome.update(extra, attacker_dead_time=dead_time, advantage="defender",
                    attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
                    defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
-    trace.append(("outcome", name, outcome, 445))
+    trace.append(("outcome", name, outcome, 499 if roll == 1 else 501 if defence == "Parry" else 505))
     return (name, outcome), attacker, defender, trace, values
 
 
 def _after_the_blow(attacker: dict[str, Any], trace: list[tuple[Any, ...]],
-                    values: dict[str, Any]) -> dict[str, Any]:
+                    values: dict[str, Any], line: int) -> dict[str, Any]:
     """"one point for each ... Making an attack", traced as the engine's call of it."""
-    trace.append(("call", "after", "after_the_blow", 429))
+    trace.append(("call", "after", "after_the_blow", line))
     attacker = _tired(attacker, 1)
-    trace.append(("change", ("attacker", "fatigue", ()), attacker["fatigue"], 456, "add"))
-    trace.append(("outcome", "done", {"dodge_direction": None}, 465))
+    trace.append(("change", ("attacker", "fatigue", ()), attacker["fatigue"], 511, "add"))
+    trace.append(("outcome", "done", {"dodge_direction": None}, 520))
     values["after"] = ("done", {"dodge_direction": None})
-    trace.append(("return", "after", values["after"], 429))
+    trace.append(("return", "after", values["after"], line))
     return attacker
 
 

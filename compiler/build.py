@@ -83,7 +83,7 @@ class _Compiler:
         namespace = self._execute()
         for (name, params), pending in zip(cells, self.pending):
             pending.cell.params = params
-            pending.cell._fn = _keywords(namespace[name], params)
+            pending.cell._fn = namespace[name]  # takes the names in `params`, in order
         formulas = {name: Formula.compiled(namespace[f"pub_{name}"], inner=namespace[f"f_{name}"],
                                            **fields)
                     for name, fields in formula_fields.items()}
@@ -96,7 +96,7 @@ class _Compiler:
                                          namespace[function], combiners)
         model = next(iter(built.values()), None)
         for proc in procedures.values():
-            proc.fn = _procedure_entry(namespace[f"p_{proc.name}"], [p.name for p in proc.params])
+            proc.fn = namespace[f"p_{proc.name}"]  # called with the arguments in order
         defer_steppers(self.scope, decls, procedures, namespace, self.tree.source)
         name, title, meta, comments = header
         rulebook = Rulebook(name, title, meta,
@@ -494,20 +494,6 @@ def _literal(node: s.Expr | None) -> Any:
         value = number(node.operand.text)
         return -value
     return None
-
-
-def _keywords(fn: Any, given: tuple[str, ...]) -> Any:
-    def call(**kw: Any) -> Any:
-        return fn(*(kw[g] for g in given))
-
-    return call
-
-
-def _procedure_entry(fn: Any, names: list[str]) -> Any:
-    def run(ctx: Any, **args: Any) -> Any:
-        return fn(ctx, *(args[n] for n in names))
-
-    return run
 
 
 __all__ = ["COMPILED", "compile_file"]

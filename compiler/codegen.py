@@ -24,6 +24,11 @@ from .types import ANY, INT, NUM, T, accepts, join
 class Writer(EncounterSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
+    # Whether `let` and `if` steps write their value and trace entry straight into the run's
+    # `_values` and `_trace` (the run form, `procedure`: no call per step) or call `_ctx.let`
+    # and `_ctx.branch` (the stepper's segments, whose ExactContext keeps neither).
+    direct = False
+
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.emit = Emitter(scope)
@@ -156,13 +161,23 @@ class Writer(EncounterSteps):
         args = "".join(f", v_{name}" for name, _ in params)
         self.line(0, f"def p_{decl.name}(_ctx{args}):")
         self.origin(1, decl.span)
-        bound = [n for n in dict.fromkeys(_bound_names(decl.steps)) if n not in env]
+        nested = [n for step in decl.steps for block in _blocks(step)
+                  for n in _bound_names(block)]
+        bound = [n for n in dict.fromkeys(nested) if n not in env]
         if bound:
-            # Every name a step binds exists from the start, so a value computed in one branch
-            # reads as none in the others instead of failing.
+            # Every name a step in a block binds exists from the start, so a value computed in
+            # one branch reads as none in the others instead of failing. (A name bound only
+            # outside blocks is set before any step can read it.)
             self.line(1, " = ".join(f"v_{n}" for n in bound) + " = None")
+        # This procedure's values (a call gives the callee a frame of its own) and the run's
+        # trace, which `let` and `if` steps write to directly.
+        self.line(1, "_values, _trace = _ctx.values, _ctx.trace.append")
         self.start_encounter(decl, env)
-        self.steps(decl.steps, env, 1)
+        self.direct = True
+        try:
+            self.steps(decl.steps, env, 1)
+        finally:
+            self.direct = False
         if not _ends(decl.steps):
             self.scope.error(RuleTypeError, f"procedure {decl.name} can finish without an "
                              "outcome: end every branch with `outcome …`", decl.span)
@@ -251,7 +266,18 @@ class Writer(EncounterSteps):
         code, t = self.expr(step.value, env)
         var = self._bind(env, step.name, t, step.span)
         where = self.scope.span_ref(step.span)
-        self.line(depth, f"{var} = _ctx.let({where}, {step.name!r}, {code})")
+        if not self.direct:
+            self.line(depth, f"{var} = _ctx.let({where}, {step.name!r}, {code})")
+            return
+        self.line(depth, f"{var} = _values[{step.name!r}] = {code}")
+        self.line(depth, f"_trace(('let', {step.name!r}, {var}, {where}))")
+
+    def trace_branch(self, depth: int, where: str, condition: str) -> None:
+        """The trace entry of the branch an `if` takes."""
+        if self.direct:
+            self.line(depth, f"_trace(('branch', {condition!r}, True, {where}))")
+        else:
+            self.line(depth, f"_ctx.branch({where}, {condition!r}, True)")
 
     def visit_ChooseStep(self, step: s.ChooseStep, env: Env, depth: int) -> None:
         if step.party not in env or env[step.party][1].kind != "combatant":
@@ -312,12 +338,12 @@ class Writer(EncounterSteps):
             test, _ = self.condition(branch.test, env)
             self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
             where = self.scope.span_ref(branch.span)
-            self.line(depth + 1, f"_ctx.branch({where}, {self.text(branch.test.span)!r}, True)")
+            self.trace_branch(depth + 1, where, self.text(branch.test.span))
             arms.append(self._arm(branch.body, env, before, depth + 1))
         if step.otherwise is not None:
             self.line(depth, "else:")
             where = self.scope.span_ref(step.otherwise_span or step.span)
-            self.line(depth + 1, f"_ctx.branch({where}, 'otherwise', True)")
+            self.trace_branch(depth + 1, where, "otherwise")
             arms.append(self._arm(step.otherwise, env, before, depth + 1))
         else:
             arms.append((dict(env), set(before)))  # the path on which no branch is taken
@@ -503,9 +529,19 @@ class Writer(EncounterSteps):
                 code = self.emit.cast(code, t, kind, arg)
                 ref = self.scope.procedure_checks.get((step.procedure, pname))
                 if ref is not None:
-                    code = f"_check({ref}, {code})"  # the callee's declared range
+                    code = self._checked(ref, code)  # the callee's declared range
             codes.append(code)
         return codes
+
+    def _checked(self, ref: str, code: str) -> str:
+        """An argument checked against a callee's parameter: a name of an enum passes an
+        inline test, so `_check` (which also reads other spellings) runs only when needed."""
+        vt = self.scope.constants[ref].type
+        if not code.isidentifier() or vt.kind != "enum" or vt.members is None:
+            return f"_check({ref}, {code})"
+        fast = fast_check(code, ANY, None, None,
+                          self.scope.constant("MEMBERS_", frozenset(vt.members)))
+        return f"({code} if {fast} else _check({ref}, {code}))"
 
     def visit_ForStep(self, step: s.ForStep, env: Env, depth: int) -> None:
         """`for each x in C:` over a list, a map's keys, an enum or a table's keys: bounded by
@@ -554,7 +590,7 @@ class Writer(EncounterSteps):
             self.line(depth + 1, f"_ctx.capped({where}, {self.text(step.until.span)!r})")
             return
         cap_where = self.scope.span_ref(step.at_cap_span or step.span)
-        self.line(depth + 1, f"_ctx.branch({cap_where}, 'at the cap', True)")
+        self.trace_branch(depth + 1, cap_where, "at the cap")
         after_body = set(self.unset)
         arm = self._arm(step.at_cap, env, after_body, depth + 1)
         self._merge(env, [(dict(env), after_body), arm], step.span)

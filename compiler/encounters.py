@@ -31,7 +31,7 @@ class EncounterSteps:
         self.encounter = decl.clock[0] if decl.clock else None
         if self.encounter is None:
             return
-        self.line(1, f"_sched = _Schedule(_ctx, {self.encounter!r})")
+        self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", NUM)
 
@@ -41,9 +41,11 @@ class EncounterSteps:
             self.scope.unknown("party", step.party, step.span,
                                [n for n, (_, t) in env.items() if t.kind == "combatant"])
             return
-        if self.encounter is None:
-            self.scope.error(RuleTypeError, "act, delay and stop schedule turns: they belong in "
-                             "an encounter (a procedure has no clock)", step.span)
+        if self.encounter is None and step.mode not in ("delay", "lengthen"):
+            self.scope.error(RuleTypeError, "act and stop schedule turns: they belong in an "
+                             "encounter (a procedure has no clock; it may `delay` or "
+                             "`lengthen` a party)",
+                             step.span)
             return
         where = self.scope.span_ref(step.span)
         who = f"{where}, {step.party!r}, {party[0]}"
@@ -52,11 +54,13 @@ class EncounterSteps:
             return
         code, t = self.expr(step.value, env)
         if not is_number(t):
-            self.scope.error(RuleTypeError, f"a time is a number of {self.encounter}, not {t}",
+            unit = self.encounter or "the clock"
+            self.scope.error(RuleTypeError, f"a time is a number of {unit}, not {t}",
                              step.value.span)
         code = self.emit.cast(code, t, "num", step.value)
-        if step.mode == "delay":
-            self.line(depth, f"_sched.delay({who}, {code})")
+        if step.mode in ("delay", "lengthen"):
+            # An effect: the fight's schedule applies it; a run with no clock records it.
+            self.line(depth, f"_ctx.{step.mode}({who}, {code})")
         else:
             self.line(depth, f"_sched.act({who}, {code}, {step.mode == 'after'})")
 
@@ -102,31 +106,60 @@ class EncounterSteps:
             self.schema.record(ending, "time", NUM)
             self.schema.record(ending, counted, INT)
         where = self.scope.span_ref(step.span)
+        period = self._period(step, env, depth)
         self.line(depth, f"for _pass in _ctx.passes({where}, "
                          f"{self.emit.cast(cap, ct, 'int', step.cap)}):")
         inner = depth + 1
-        ending = f"{{'time': v_now, {counted!r}: _pass + 1}}"
+        made = "_sched.turns" if step.kind == "turn" else "_pass + 1"
+        ending = f"{{'time': v_now, {counted!r}: {made}}}"
         if step.kind == "turn":
-            self.line(inner, f"_turn = _sched.next({where}, {step.var!r})")
+            self.line(inner, f"_turn = _sched.next({where}, {step.var!r}, {period})")
+            if step.every is not None:  # ticks of the clock due first: not turns, no pass used
+                self.line(inner, "while _turn is not None and _turn[0] is None:")
+                self.line(inner + 1, "v_now = _turn[1]")
+                self.steps(step.every.body, dict(env), inner + 1)
+                self.line(inner + 1, f"_turn = _sched.next({where}, {step.var!r}, {period})")
             self.line(inner, "if _turn is None:")
-            self.line(inner + 1, f"_ctx.finish({where}, 'idle', {{'time': v_now, "
-                                 f"{counted!r}: _pass}})")
-            self.line(inner, f"v_{step.var}, v_now = _turn")
+            self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
             env[step.var] = (f"v_{step.var}", self._party_type(env))
+            self.line(inner, f"v_{step.var}, v_now = _turn")
         else:
+            self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")
             self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _pass + 1")
             self.line(inner, "_ctx.whole_rounds = True")
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
         self.steps(step.body, env, inner)
+        inner = depth + 1
+        if step.kind == "round" and step.every is not None:  # at the end of every Nth round
+            self.line(inner, f"if v_round % {period} == 0:")
+            self.steps(step.every.body, dict(env), inner + 1)
         test, _ = self.condition(step.ends, env)
         settled = "_sched.settled() and " if step.kind == "turn" else ""
         self.line(inner, f"if {settled}_ctx.until({where}, {self.text(step.ends.span)!r}, "
                          f"{test}):")
         self.line(inner + 1, f"_ctx.finish({where}, 'ended', {ending})")
         self.line(depth, "else:")
-        self.line(inner, f"_ctx.finish({where}, 'capped', {{'time': v_now, "
-                         f"{counted!r}: _pass + 1}})")
+        self.line(inner, f"_ctx.finish({where}, 'capped', {ending})")
+
+    def _period(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> str:
+        """`every N UNIT:` — N in the clock's own unit, worked out once before the loop."""
+        if step.every is None:
+            return "None"
+        code, t = self.expr(step.every.period, env)
+        wanted = self.encounter if step.kind == "turn" else "rounds"
+        if step.every.unit != wanted:
+            self.scope.error(RuleTypeError, f"this encounter's clock counts {wanted}: write "
+                             f"`every N {wanted}:`", step.every.span)
+        if not (is_number(t) if step.kind == "turn" else t.kind in ("int", "any")):
+            kind = "number" if step.kind == "turn" else "whole number"
+            self.scope.error(RuleTypeError, f"how often is a {kind} of {wanted}, not {t}",
+                             step.every.period.span)
+        where = self.scope.span_ref(step.every.span)
+        kind = "num" if step.kind == "turn" else "int"
+        self.line(depth, f"_every = _ctx.period({where}, "
+                         f"{self.emit.cast(code, t, kind, step.every.period)})")
+        return "_every"
 
     @staticmethod
     def _party_type(env: Env) -> T:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -12,17 +12,28 @@ from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.errors import (ARITHMETIC, CalculationError, DiceError, RulecraftError,
                                       RulecraftErrors, RuleSyntaxError, calculation_message)
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
-from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.values import to_public
 
-from .build import COMPILED
 from .cells import parse_dice
 from .expressions import Emitter
+from .scope import Scope
+
+if TYPE_CHECKING:
+    from rulecraft.runtime.rulebook import Rulebook
 
 
 def evaluate_in(rulebook: Rulebook, text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The value of `text`, checked like any rule expression; never Python's eval of user text."""
+    from .build import COMPILED  # compiled in this process (the driver, imported only then)
+
     scope, namespace = COMPILED[rulebook]
+    return evaluate_scope(scope, namespace, text, limits)
+
+
+def evaluate_scope(scope: Scope, namespace: dict[str, Any], text: str,
+                   limits: Limits = DEFAULT_LIMITS) -> Any:
+    """`text` checked against a compiled rulebook's symbol table and run among its generated
+    globals: those of a rulebook compiled here, or kept on disk (compiler/kept.py)."""
     # A copy of the symbol table with its own globals: what this expression adds (constants,
     # spans) goes when it is done, never into the compiled rulebook.
     local = attrs.evolve(scope, source=text, filename="<expression>", errors=[],

@@ -29,7 +29,8 @@ _ROUNDING = {
 AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
               "sort_descending", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
-                   "flatten", "maximum", "minimum", "mean", "has", "remaining", "hex_distance",
+                   "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
+                   "hex_distance",
                    "hex_in_front", *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
@@ -51,13 +52,25 @@ class Emitter:
             s.RangeExpr: self.visit_RangeExpr,
         }
         self._limits_ref: str | None = None
+        self._nested = False  # inside an expression being translated
+        self._aggregates = False  # that expression has an aggregate in it
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
         try:
             visit = self._dispatch[type(node)]
         except KeyError:
             raise AssertionError(f"no emitter for {type(node).__name__}") from None
-        return visit(node, env)
+        if self._nested:
+            return visit(node, env)
+        self._nested, self._aggregates = True, False
+        try:
+            code, t = visit(node, env)
+        finally:
+            self._nested = False
+        if self._aggregates:
+            # One budget of items for the whole of it, aggregates nested or in a row alike.
+            code = f"_evaluation(lambda: {code})"
+        return code, t
 
     def condition(self, node: s.Expr, env: Env) -> tuple[str, T]:
         """An expression that must be yes or no (`if`, `and`, `or`, `not`)."""
@@ -130,16 +143,24 @@ class Emitter:
         return self.scope.constant("ITEMS_", tuple(keys)), info.key_types[0]
 
     def visit_RangeExpr(self, node: s.RangeExpr, env: Env) -> tuple[str, T]:
+        """`1..6` as a value: a list of the numbers (gone over or looked in, it is never made:
+        `_numbers`, `_in_range`)."""
+        ends = self._range_ends(node, env)
+        if ends is None:
+            return "None", ANY
+        limits = self.scope.limits
+        return f"_range({ends}, {limits.key_span}, {limits.aggregate_items})", T("list", item=INT)
+
+    def _range_ends(self, node: s.RangeExpr, env: Env) -> str | None:
+        """A range's two ends, then where it is written: the first arguments of its helpers."""
         ends = []
         for end in (node.low, node.high):
             code, t = self.expr(end, env)
             if t.sure().kind not in ("int", "any", "nothing"):
-                return self._bad(f"a range runs from a whole number to a whole number; this is "
-                                 f"{t}", end)
+                self._bad(f"a range runs from a whole number to a whole number; this is {t}", end)
+                return None
             ends.append(self.cast(code, t, "int", end))
-        where = self.scope.span_ref(node.span)
-        return f"_range({ends[0]}, {ends[1]}, {where}, {self.scope.limits.key_span})", \
-            T("list", item=INT)
+        return f"{ends[0]}, {ends[1]}, {self.scope.span_ref(node.span)}"
 
     # -- atoms ---------------------------------------------------------------------------------
     def visit_Number(self, node: s.Number, env: Env) -> tuple[str, T]:
@@ -200,11 +221,7 @@ class Emitter:
             return f"({left} {op} {right})", BOOL
         left, lt = self.expr(node.left, env)
         if op in ("in", "not in"):
-            right, item = self.collection(node.right, env, f"`{op}` looks in")
-            self.check_member(node.left, lt, item)
-            if lt.kind == "name" and isinstance(node.right, s.ListLit):
-                self.check_member(node.right, T("list", item=item), lt)  # `… in ["Stab", "Cutt"]`
-            return f"({left} {op} {right})", BOOL
+            return self._membership(node, left, lt, env)
         right, rt = self.expr(node.right, env)
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
@@ -245,6 +262,25 @@ class Emitter:
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
         return f"({left} {op} {right})", result
 
+    def _membership(self, node: s.Binary, left: str, lt: T, env: Env) -> tuple[str, T]:
+        """`x in c`, `x not in c`: in a range, two comparisons; in a list written out, Python's
+        own `in`; in any other list, a look through it, spent from the budget of items."""
+        negated = "not " if node.op == "not in" else ""
+        if isinstance(node.right, s.RangeExpr):
+            ends = self._range_ends(node.right, env)
+            if ends is None:
+                return "None", ANY
+            return f"({negated}_in_range({left}, {ends}, {self.scope.limits.key_span}))", BOOL
+        right, item = self.collection(node.right, env, f"`{node.op}` looks in")
+        self.check_member(node.left, lt, item)
+        if isinstance(node.right, s.ListLit):
+            if lt.kind == "name":
+                self.check_member(node.right, T("list", item=item), lt)  # `… in ["Stab", "Cutt"]`
+            return f"({left} {node.op} {right})", BOOL
+        where = self.scope.span_ref(node.span)
+        return f"({negated}_member({left}, {right}, {where}, " \
+            f"{self.scope.limits.aggregate_items}))", BOOL
+
     def _joined_lists(self, node: s.Binary, left: str, lt: T, right: str,
                       rt: T) -> tuple[str, T]:
         """`effects + [e]`: one list after the other (a list holds one kind of value)."""
@@ -254,8 +290,9 @@ class Emitter:
         left, right = self.cast(left, lt, "list", node.left), self.cast(right, rt, "list",
                                                                           node.right)
         where = self.scope.span_ref(node.span)
-        return f"_joined({left}, {right}, {where}, {self.scope.limits.list_items})", \
-            T("list", item=item)
+        limits = self.scope.limits
+        return f"_joined({left}, {right}, {where}, {limits.list_items}, " \
+            f"{limits.aggregate_items})", T("list", item=item)
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
         if "outcome" in (lt.kind, rt.kind):  # `save == "made"`: the outcome's name
@@ -601,6 +638,11 @@ class Emitter:
             if ct.kind not in ("name", "any"):
                 return self._bad(f"a condition is named (\"Stunned\"), not {ct}", node.args[1])
             return f"_ctx.{name}({who}, {cond})", (BOOL if name == "has" else NUM.or_none())
+        if name == "next_turn" and len(args) == 1:
+            (who, wt), = args
+            if wt.kind not in ("combatant", "any"):
+                return self._bad(f"next_turn(party) asks of a combatant, not {wt}", node.args[0])
+            return f"_ctx.next_turn({who})", NUM.or_none()
         if name == "dice" and len(args) == 2:
             for (_, at), arg in zip(args, node.args):
                 if at.kind not in ("int", "any"):
@@ -613,7 +655,9 @@ class Emitter:
                 return self._bad(f"flatten needs a map of lists, not {ct}", node.args[0])
             code = self.cast(code, ct, "map", node.args[0])
             item = ct.item.item if ct.kind == "map" and ct.item and ct.item.kind == "list" else ANY
-            return f"_flatten({code})", T("list", item=item)
+            where = self.scope.span_ref(node.span)
+            return f"_flatten({code}, {where}, {self.scope.limits.aggregate_items})", \
+                T("list", item=item)
         if name in BUILTINS:
             return self._bad(f"{name} does not take {len(args)} argument(s) here", node)
         self.scope.unknown("function", name, node.span, BUILTINS + list(self.scope.formulas))
@@ -626,7 +670,8 @@ class Emitter:
             return f"len({code})", INT
         value, vt = self.present(*self.expr(node.args[1], env), node.args[1])
         self.check_member(node.args[1], vt, item)
-        return f"_count({code}, {value})", INT
+        where = self.scope.span_ref(node.span)
+        return f"_count({code}, {value}, {where}, {self.scope.limits.aggregate_items})", INT
 
     def _rounding(self, node: s.Call, env: Env) -> tuple[str, T]:
         if node.named or not 1 <= len(node.args) <= 2:
@@ -699,11 +744,12 @@ class Emitter:
         if node.name not in AGGREGATES:
             return self._bad(f"only {', '.join(AGGREGATES[:-1])} and {AGGREGATES[-1]} go over "
                              "a collection", node)
-        coll, var_type = self.collection(node.collection, env,
-                                         f"{node.name}(… for {node.var} in …) goes over")
+        self._aggregates = True
+        coll, var_type = self._gone_over(node, env)
+        where = self.scope.span_ref(node.span)
+        coll = f"_items({coll}, {where}, {self.scope.limits.aggregate_items})"
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
-        where = self.scope.span_ref(node.span)
         if node.name in ("max", "min", "sum"):
             body, bt = self.expr(node.body, inner)
             if not is_number(bt):
@@ -726,6 +772,16 @@ class Emitter:
         if node.name in ("argmin", "argmax"):
             return f"_best({pairs}, {node.name == 'argmin'}, {where})", var_type
         return f"_sort({pairs}, {node.name == 'sort_descending'})", T("list", item=var_type)
+
+    def _gone_over(self, node: s.Aggregate, env: Env) -> tuple[str, T]:
+        """What an aggregate goes over; a range one number at a time, never made a list."""
+        if isinstance(node.collection, s.RangeExpr):
+            ends = self._range_ends(node.collection, env)
+            if ends is None:
+                return "()", ANY
+            return f"_numbers({ends}, {self.scope.limits.key_span})", INT
+        return self.collection(node.collection, env,
+                               f"{node.name}(… for {node.var} in …) goes over")
 
     def _order_key(self, node: s.Expr, env: Env) -> str:
         """What argmin, argmax and sort compare: a number, or a list of numbers compared item

@@ -76,6 +76,7 @@ class _Words:
             "roll": self.roll, "let": self.let, "choose": self.choose, "set": self.set,
             "add": self.add, "change": self.change, "call": self.call, "outcome": self.outcome, "for": self.each,
             "repeat": self.repeat, "if": lambda text: (), "named": lambda text: (),
+            "schedule": self.schedule, "condition": self.condition,
         }
 
     def step(self, step: Step, number: str) -> StepView:
@@ -193,6 +194,37 @@ class _Words:
                      *self.math.expression(arg)]
         return (Piece("Play "), head, *args, Piece("; its outcome is "), self._name(name),
                 Piece("."))
+
+    def schedule(self, text: str) -> Rich:
+        """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`."""
+        found = re.match(rf"(act|delay|lengthen|stop)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
+                         text)
+        if found is None:
+            return (Piece(text),)
+        verb, party, word, value = found.groups()
+        who = words(party)
+        if verb == "stop":
+            return (Piece(f"{who.capitalize()} takes no more turns."),)
+        time = self.math.text(value)
+        if verb == "act":
+            return (Piece(f"{who.capitalize()}’s next action completes {word} "), *time,
+                    Piece("."))
+        if verb == "lengthen":
+            return (Piece(f"Add "), *time, Piece(f" to the action {who} has under way."))
+        return (Piece(f"Add "), *time, Piece(f" to the action {who} has under way, or else to "
+                                            "the next one he starts."),)
+
+    def condition(self, text: str) -> Rich:
+        """Lasting conditions: `give f "Stunned" for T`, `end f "Stunned"`."""
+        found = re.match(rf"(give|end)\s+({_NAME})\s+(.+?)(?:\s+for\s+(.+))?$", text)
+        if found is None:
+            return (Piece(text),)
+        verb, party, condition, duration = found.groups()
+        who = words(party).capitalize()
+        if verb == "end":
+            return (Piece(f"{who} is no longer "), *self._plain(condition), Piece("."))
+        lasting = (Piece(" for "), *self.math.text(duration)) if duration else ()
+        return (Piece(f"{who} is "), *self._plain(condition), *lasting, Piece("."))
 
     def outcome(self, text: str) -> Rich:
         found = re.match(rf'outcome\s+({_NAME})(?:\s+"([^"]*)")?(?:\s+with\s+(.*))?$', text)

@@ -4,7 +4,7 @@ The run form (`p_NAME`, codegen.Writer) plays one path of the dice from start to
 odds (runtime/exact.py) need to stop at every roll and call and go on once per result, merging
 paths that reach the same point with the same values. So the same checked steps are written a
 second time, by the same visitors, cut into segments: `x_NAME_3(_ctx, _f)` takes the frame (a
-tuple of every value of the procedure), runs to the next roll, call or outcome, and returns
+list of every value of the procedure), runs to the next roll, call or outcome, and returns
 what happens there:
 
     (0, pc, frame)                           go on at segment pc (after an `if`, into a loop)
@@ -19,6 +19,11 @@ Segments are numbered in the order of the rule text, so every step forward goes 
 number and only a loop's next pass goes back. What each segment reads, what it sets before
 each exit, and where each exit goes, are read off its Python with `ast`: the liveness that
 decides which values two paths must share to be merged.
+
+Then the Python is made fast to play, as it is played once per state: the run context's calls
+that only trace are taken out (`_quiet`), and each segment reads only the slots it uses and
+writes into the frame, just before each exit, only those it set on the way (`_slim`); a step
+forward calls the next segment straight away where the odds being worked out allow it.
 """
 
 from __future__ import annotations
@@ -331,22 +336,144 @@ def _loop_names(steps: tuple[Any, ...]) -> list[str]:
 
 # ---- liveness, read off the Python ---------------------------------------------------------
 
-def segments_of(code: str, info: dict, namespace: dict[str, Any]) -> tuple[Segment, ...]:
-    """Each segment's function with its statements as liveness reads them (`Stepper`)."""
+def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...], bool,
+                                                               frozenset[int]]]:
+    """Each segment's statements as liveness reads them, read off its Python as it runs
+    (`_quiet`), before `_slim` cuts its frame: (function name, items, whether it changes a
+    party, the slots it sets)."""
     index = {v: i for i, v in enumerate(info["slots"])}
-    tree = ast.parse(code)
     asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and
              isinstance(node.value, ast.Name) and node.value.id == "_ctx"}
     if asked - _CONTEXT:
         raise _Unsupported(f"the run context's {sorted(asked - _CONTEXT)}")
+    info["loops"] = bool(asked & _PASSES)
     found = []
     for fn in tree.body:
         assert isinstance(fn, ast.FunctionDef)
         reader = _Reader(index)
         items = tuple(reader.item(stmt) for stmt in fn.body[1:])
         mutates = any(_is_change(node) for node in ast.walk(fn))
-        found.append(Segment(namespace[fn.name], items, mutates))
-    return tuple(found)
+        sets = frozenset(index[node.id] for stmt in fn.body[1:] for node in ast.walk(stmt)
+                         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+                         and node.id in index)
+        found.append((fn.name, items, mutates, sets))
+    return found
+
+
+def _slim(tree: ast.Module, slots: tuple[str, ...]) -> ast.Module:
+    """Each segment reading and writing only the slots it uses: it takes from the frame the
+    values it reads, and hands on the frame it was given with the values set on the way to
+    that exit written into it. Unpacking and packing every slot of a large procedure cost
+    more than most segments' own work."""
+    index = {v: i for i, v in enumerate(slots)}
+    for fn in tree.body:
+        assert isinstance(fn, ast.FunctionDef)
+        body = _Framed(slots).visit(ast.Module(fn.body[1:], []))
+        sets, unsure = _exit_sets(body.body, index)
+        read = {node.target for node in ast.walk(body) if isinstance(node, ast.AugAssign)}
+        taken = sorted({index[node.id] for node in ast.walk(body) if isinstance(node, ast.Name)
+                        and (isinstance(node.ctx, ast.Load) or node in read)
+                        and node.id in index} | unsure)
+        body = _Handed(sets, slots, fn.name).visit(body).body
+        head = [ast.Assign([ast.Tuple([ast.Name(slots[i], ast.Store()) for i in taken],
+                                      ast.Store())],
+                           ast.Tuple([ast.Subscript(ast.Name("_f", ast.Load()), ast.Constant(i),
+                                                    ast.Load()) for i in taken], ast.Load()))
+                ] if taken else []
+        fn.body = head + body or [ast.Pass()]
+    return ast.fix_missing_locations(tree)
+
+
+def _exit_sets(stmts: list[ast.stmt], index: dict[str, int]
+               ) -> tuple[dict[int, list[int]], set[int]]:
+    """Per exit (the id of its `return`), the slots a path to it may have set; and the slots
+    some exit hands on that not every path to it set (read from the frame first)."""
+    found: dict[int, list[int]] = {}
+    unsure: set[int] = set()
+
+    def stores(node: ast.AST) -> frozenset[int]:
+        return frozenset(index[n.id] for n in ast.walk(node) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store) and n.id in index)
+
+    def block(stmts: list[ast.stmt], maybe: frozenset[int], sure: frozenset[int]
+              ) -> tuple[frozenset[int], frozenset[int]] | None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.Return):
+                found[id(stmt)] = sorted(maybe)
+                unsure.update(maybe - sure)
+                return None  # this path ends here
+            if isinstance(stmt, ast.If):
+                arms = [arm for arm in (block(stmt.body, maybe, sure),
+                                        block(stmt.orelse, maybe, sure)) if arm is not None]
+                if not arms:
+                    return None
+                maybe = frozenset().union(*(m for m, _ in arms))
+                sure = frozenset.intersection(*(s for _, s in arms))
+                continue
+            set_here = stores(stmt)
+            for inner in ast.walk(stmt):  # an exit inside a loop: whatever it may have set
+                if isinstance(inner, ast.Return):
+                    found[id(inner)] = sorted(maybe | set_here)
+                    unsure.update((maybe | set_here) - sure)
+            maybe |= set_here
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)):  # always run through
+                sure |= set_here
+        return maybe, sure
+
+    block(stmts, frozenset(), frozenset())
+    return found, unsure
+
+
+class _Framed(ast.NodeTransformer):
+    """The frame an exit hands on, `(v_a, v_b, …)`, marked `_FRAME_` for `_Handed`."""
+
+    def __init__(self, slots: tuple[str, ...]) -> None:
+        self.slots = list(slots)
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        if [getattr(e, "id", None) for e in node.elts] == self.slots and \
+                isinstance(node.ctx, ast.Load):
+            return ast.Name(_MARK, ast.Load())
+        return self.generic_visit(node)
+
+
+class _Handed(ast.NodeTransformer):
+    """An exit's frame: the frame given, with the values set on the way written into it (the
+    frame belongs to the state being played, which is done with once played: runtime/exact.py
+    copies a frame wherever two states would share one). A step forward to another segment
+    goes straight into it (a call of its function) where the odds being worked out say that
+    no state arriving that way could merge with another there (`_ctx.fused`): the engine
+    would only have played it next."""
+
+    def __init__(self, sets: dict[int, list[int]], slots: tuple[str, ...], name: str) -> None:
+        self.sets = sets
+        self.slots = slots
+        self.prefix, pc = name.rsplit("_", 1)
+        self.pc = int(pc)
+
+    def visit_Return(self, node: ast.Return) -> Any:
+        marks = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == _MARK]
+        if not marks:
+            return node
+        for mark in marks:
+            mark.id = "_f"
+        made: list[ast.stmt] = [
+            ast.Assign([ast.Subscript(ast.Name("_f", ast.Load()), ast.Constant(i), ast.Store())],
+                       ast.Name(self.slots[i], ast.Load())) for i in self.sets[id(node)]]
+        exit = node.value
+        if isinstance(exit, ast.Tuple) and [getattr(e, "value", None) for e in exit.elts[:1]] \
+                == [0] and isinstance(exit.elts[1], ast.Constant) and \
+                exit.elts[1].value > self.pc:
+            target = exit.elts[1].value
+            fused = ast.Attribute(ast.Name("_ctx", ast.Load()), "fused", ast.Load())
+            call = ast.Call(ast.Name(f"{self.prefix}_{target}", ast.Load()),
+                            [ast.Name("_ctx", ast.Load()), ast.Name("_f", ast.Load())], [])
+            made.append(ast.If(ast.Compare(ast.Constant(target), [ast.In()], [fused]),
+                               [ast.Return(call)], []))
+        return made + [node]
+
+
+_MARK = "_FRAME_"
 
 
 def _is_exit(stmt: ast.Return) -> bool:
@@ -371,6 +498,9 @@ class _Reader:
         self.index = index
 
     def item(self, stmt: ast.stmt) -> Item:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == _UNREAD:
+            return Item(ASSIGN, None, self._slots(stmt.value))  # read by nothing: never live
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in self.index:
             return Item(ASSIGN, self.index[stmt.targets[0].id], self._slots(stmt.value))
@@ -474,11 +604,12 @@ class _Reader:
         return Exit(3, None, None, frozenset(), name, fields)
 
 
-def stepper_from(code: str, info: dict, namespace: dict[str, Any], source: str | None
-                 ) -> Stepper:
-    return Stepper(info["name"], info["slots"], info["params"],
-                   segments_of(code, info, namespace), info["simple"], info["party_slots"],
-                   info["values"], info["span"], source)
+def stepper_from(read: list[tuple[str, tuple[Item, ...], bool, frozenset[int]]], info: dict,
+                 namespace: dict[str, Any], source: str | None) -> Stepper:
+    segments = tuple(Segment(namespace[name], items, mutates, sets)
+                     for name, items, mutates, sets in read)
+    return Stepper(info["name"], info["slots"], info["params"], segments, info["simple"],
+                   info["party_slots"], info["values"], info["span"], source, info["loops"])
 
 
 def defer(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
@@ -519,14 +650,18 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             pass
         del scope.errors[reported:]  # the run form has reported every error once already
     namespace.update(scope.constants)
-    module = "".join(code for _, code, _ in written)
-    exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
-    steppers: dict[str, Stepper] = {}
+    trees = []
     for proc, code, info in written:
+        tree = _quiet(ast.parse(code))
         try:
-            steppers[proc.name] = stepper_from(code, info, namespace, source)
+            trees.append((proc, tree, info, segments_of(tree, info)))
         except _Unsupported:
             pass
+    module = ast.Module([stmt for _, tree, info, _ in trees
+                         for stmt in _slim(tree, info["slots"]).body], [])
+    exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
+    steppers = {proc.name: stepper_from(read, info, namespace, source)
+                for proc, _, info, read in trees}
     calls = {name: {st.procedure for st in s.all_steps(d.steps) if isinstance(st, s.CallStep)}
              for name, d in found.items()}
     dropped = True
@@ -542,14 +677,64 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             proc.stepper = steppers[proc.name]
 
 
+class _Quiet(ast.NodeTransformer):
+    """The segments with the run context's calls that only trace taken out: exact odds play
+    them in `ExactContext`, where `let`, `until` give back their value and `branch` does
+    nothing, and a state is played once per distinct state, so every call saved counts.
+    A `delay` (no clock runs) only has its arguments worked out, into a name nothing reads:
+    they fail where a run would, yet keep no value alive for liveness."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        return node.args[2] if _context_call(node, _GIVE_BACK) else node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+        if isinstance(node.value, ast.Call) and _context_call(node.value, _NOTHING):
+            return None
+        if isinstance(node.value, ast.Call) and _context_call(node.value, _UNREAD_ARGS, 4):
+            return ast.Assign([ast.Name(_UNREAD, ast.Store())],
+                              ast.Tuple(node.value.args[2:], ast.Load()))
+        return self.generic_visit(node)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        if isinstance(node, (ast.If, ast.For, ast.While, ast.FunctionDef)) and not node.body:
+            node.body = [ast.Pass()]
+        return node
+
+
+# What ExactContext does with these calls: give back the last argument, or nothing; of a
+# `delay` (whom, by how much), only the arguments are worked out, into `_UNREAD`.
+_GIVE_BACK, _NOTHING, _UNREAD_ARGS = (frozenset(("let", "until")), frozenset(("branch",)),
+                                      frozenset(("delay", "lengthen")))
+_UNREAD = "_unread"
+
+
+def _context_call(node: ast.Call, names: frozenset[str], arguments: int = 3) -> bool:
+    return isinstance(node.func, ast.Attribute) and node.func.attr in names and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == "_ctx" and \
+        len(node.args) == arguments and not node.keywords
+
+
+def _quiet(module: ast.Module) -> ast.Module:
+    return ast.fix_missing_locations(_Quiet().visit(module))
+
+
 class _Unsupported(Exception):
     """What the segments cannot follow: the procedure's odds walk the paths."""
 
 
 # What segments may ask of the run context: the calls that keep no state between states (a
-# condition given, an encounter's clock, a script of choices each would).
+# condition given, an encounter's clock, a script of choices each would). Exact odds play a
+# procedure on its own, as `run` does: no condition is given (`give` is not here), no clock
+# runs, so `has`, `remaining` and `next_turn` read the same (nothing) in every state.
 _CONTEXT = frozenset(("let", "branch", "choose", "change", "each", "passes", "until", "capped",
-                      "item", "first_pass", "_pass", "finish", "done", "policy"))
+                      "item", "first_pass", "_pass", "finish", "done", "policy", "delay",
+                      "lengthen", "has", "remaining", "next_turn"))
+
+
+# The run context's calls that count loop passes.
+_PASSES = frozenset(("each", "passes", "item", "first_pass", "_pass"))
 
 
 def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:

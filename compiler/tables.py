@@ -422,7 +422,7 @@ def _end_of(row: s.RowLine) -> Span:
     return Span(row.span.filename, row.span.line, row.span.column + len(row.text))
 
 
-def _unset(**_: Any) -> Any:
+def _unset(*_: Any) -> Any:
     raise AssertionError("expression cell used before the code generator compiled it")
 
 

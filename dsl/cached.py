@@ -1,18 +1,20 @@
 """The parser's tables and read rule files, kept on disk between processes (runtime/cache.py).
 
 Building the grammar's LALR tables takes longer than reading a rule file; reading a rulebook
-takes longer than compiling it. Both are kept: the tables under a key made from the grammar and
-Lark's version (Lark checks them again when it loads them), a rule file's syntax tree under a key
-made from its text, its name, the limits and the parser's own code. Rule files are read from the
-cache only while `reading_files()` is on (`rulecraft.load` turns it on): text compiled from
-Python, a test's or a bot's, does not fill the user's cache.
+takes longer than compiling it. Both are kept: the tables (as `Lark.save` writes them) under a
+key made from the grammar, Lark's version and the parser's options, a rule file's syntax tree
+under a key made from its text, its name, the limits and the parser's own code. Rule files are
+read from the cache only while `reading_files()` is on (`rulecraft.load` turns it on): text
+compiled from Python, a test's or a bot's, does not fill the user's cache.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import os
+import pickle
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -90,22 +92,88 @@ def expression(filename: str, source: str | None, where: Any, parse: Callable[[]
 
 def parser(grammar_file: str, **options: Any) -> lark.Lark:
     """A Lark parser for a grammar file, its tables from the cache when there (LALR only)."""
+    key = _parser_key(grammar_file, options)
+    found = None if key is None else _kept_parser(key)
+    if found is None:
+        with open(grammar_file, encoding="utf-8") as f:
+            found = lark.Lark(f.read(), **options)
+        if key is not None:
+            cache.write(key, _saved(found))
+    return found
+
+
+def start_parser(grammar_file: str, rule: str, full: Callable[[], lark.Lark],
+                 **options: Any) -> lark.Lark:
+    """The parser `full()` (of `grammar_file`, made with `options`) cut to the states its start
+    rule `rule` reaches: the same actions in each state, so it parses and fails exactly as the
+    full parser does from `rule` (an LALR table merges states, so a grammar of that rule alone
+    would expect other tokens), and loads in a fraction of the time. Kept on disk too."""
+    key = _parser_key(grammar_file, options, rule)
+    found = None if key is None else _kept_parser(key)
+    if found is not None:
+        return found
+    made = full()
+    try:
+        cut = _cut(_saved(made), rule)
+        found = lark.Lark.load(io.BytesIO(cut))
+    except Exception:  # noqa: BLE001 - tables laid out as no Lark this was written for
+        return made
+    if key is not None:
+        cache.write(key, cut)
+    return found
+
+
+def _parser_key(grammar_file: str, options: dict[str, Any], *more: str) -> str | None:
+    if cache.folder() is None:
+        return None
     with open(grammar_file, encoding="utf-8") as f:
         grammar = f.read()
-    where = cache.folder()
-    if where is None:
-        return lark.Lark(grammar, **options)
     shown = sorted((k, repr(v)) for k, v in options.items() if k != "postlex")
-    key = cache.cache_key("grammar", [grammar, lark.__version__, repr(shown)])
-    final = os.path.join(where, key)
-    if os.path.exists(final):
-        return lark.Lark(grammar, cache=final, **options)  # Lark checks it, or builds anew
-    # Built under a name of this process's own, then renamed into place whole.
-    temporary = os.path.join(where, f".tmp-{key}-{os.getpid()}")
-    made = lark.Lark(grammar, cache=temporary, **options)
-    with contextlib.suppress(OSError):
-        os.replace(temporary, final)
-    return made
+    shown.append(("postlex", type(options.get("postlex")).__qualname__))
+    return cache.cache_key("grammar", [grammar, lark.__version__, repr(shown), *more])
 
 
-__all__ = ["expression", "parser", "reading_files", "tree"]
+def _kept_parser(key: str) -> lark.Lark | None:
+    saved = cache.read(key, lambda entry: type(entry) is bytes)
+    if saved is None:
+        return None
+    try:
+        return lark.Lark.load(io.BytesIO(saved))
+    except Exception:  # noqa: BLE001 - saved by another Lark, or damaged: built again
+        return None
+
+
+def _saved(parser: lark.Lark) -> bytes:
+    out = io.BytesIO()
+    parser.save(out)
+    return out.getvalue()
+
+
+def _cut(saved: bytes, start: str) -> bytes:
+    """A saved LALR parser (`Lark.save`) with only the states `start` reaches and the rules
+    they reduce: fewer rules to wrap in tree builders, fewer states to give lexers."""
+    whole = pickle.loads(saved)
+    data, memo = whole["data"], whole["memo"]
+    table = data["parser"]["parser"]
+    states = table["states"]
+    reached, todo = set(), [table["start_states"][start]]
+    while todo:
+        state = todo.pop()
+        if state not in reached:
+            reached.add(state)
+            todo.extend(arg for action, arg in states[state].values() if action == 0)  # shift
+    rules = {arg["@"] for state in reached for action, arg in states[state].values()
+             if action == 1}  # reduce
+    table["states"] = {state: states[state] for state in reached}
+    table["start_states"] = {start: table["start_states"][start]}
+    table["end_states"] = {start: table["end_states"][start]}
+    data["rules"] = [rule for rule in data["rules"] if rule["@"] in rules]
+    conf = data["parser"]["parser_conf"]
+    conf["rules"] = [rule for rule in conf["rules"] if rule["@"] in rules]
+    conf["start"] = data["options"]["start"] = [start]
+    whole["memo"] = {key: value for key, value in memo.items()
+                     if value.get("__type__") != "Rule" or key in rules}
+    return pickle.dumps(whole, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+__all__ = ["expression", "parser", "reading_files", "start_parser", "tree"]

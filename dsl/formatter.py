@@ -251,7 +251,8 @@ def _repeat_step(step: s.RepeatStep, pad: str, depth: int) -> list[str]:
 def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
     if step.mode == "stop":
         return [f"{pad}stop {step.party}"]
-    word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by"}[step.mode]
+    word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by",
+            "lengthen": "lengthen {} by"}[step.mode]
     return [f"{pad}{word.format(step.party)} {expression(step.value)}"]
 
 
@@ -262,7 +263,10 @@ def _condition_step(step: s.ConditionStep, pad: str, depth: int) -> list[str]:
 
 def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
     head = f"{pad}turn {step.var}:" if step.kind == "turn" else f"{pad}each round:"
-    return [head] + _steps(step.body, depth + 1) + [
+    every = [] if step.every is None else [
+        *_comments(step.every.comments, depth), f"{pad}every {expression(step.every.period)} {step.every.unit}:",
+        *_steps(step.every.body, depth + 1)]
+    return [head] + _steps(step.body, depth + 1) + every + [
         f"{pad}ends when {expression(step.ends)}",
         f"{pad}at most {expression(step.cap)} {step.unit}"]
 

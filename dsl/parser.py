@@ -47,16 +47,22 @@ class RuleIndenter(Indenter):
             raise IndentMismatch(token.end_line or 1, token.end_column or 1, levels) from None
 
 
+_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grammar.lark")
+_OPTIONS: dict[str, Any] = dict(parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                                start=["start", "expr"])
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return cached.parser(  # its tables kept on disk: building them takes longest
-        os.path.join(os.path.dirname(os.path.abspath(__file__)), "grammar.lark"),
-        parser="lalr",
-        postlex=RuleIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "expr"],
-    )
+    # Its tables kept on disk: building them takes longest.
+    return cached.parser(_GRAMMAR, postlex=RuleIndenter(), **_OPTIONS)
+
+
+@lru_cache(maxsize=1)
+def _expression_lark() -> Lark:
+    """The parser for expressions alone (`rulecraft eval`, a table's `= …` cells): the whole
+    grammar's tables cut to the states an expression reaches, quick to load."""
+    return cached.start_parser(_GRAMMAR, "expr", _lark, postlex=RuleIndenter(), **_OPTIONS)
 
 
 def parse(source: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> s.File:
@@ -118,10 +124,11 @@ def _parse_expression(text: str, filename: str, line: int, column: int, source: 
 
 def _parse_tree(text: str, source: str, filename: str, start: str,
                 line_offset: int = 0, column_offset: int = 0) -> Any:
+    parser = _expression_lark() if start == "expr" else _lark()
     try:
-        return _lark().parse(text, start=start)
+        return parser.parse(text, start=start)
     except UnexpectedInput as err:
-        raise syntax_error(_lark(), err, text, source, filename, line_offset,
+        raise syntax_error(parser, err, text, source, filename, line_offset,
                            column_offset, start) from None
     except IndentMismatch as err:
         depths = " or ".join(str(level) for level in sorted(set(err.levels)))
@@ -349,8 +356,12 @@ class _Builder(Transformer_NonRecursive):
 
     def _loop(self, kind: str, var: str, meta: Any, c: list[Any]) -> s.EncounterLoop:
         span = self._span(meta)
-        body, ends, (cap, unit) = c[-3], c[-2], c[-1]
-        return s.EncounterLoop(kind, var, body, ends, cap, unit, span, self._claim(span))
+        body, every, ends, (cap, unit) = c[-4], c[-3], c[-2], c[-1]
+        return s.EncounterLoop(kind, var, body, ends, cap, unit, span, self._claim(span), every)
+
+    def every_block(self, meta: Any, c: list[Any]) -> s.Every:
+        span = self._span(meta)
+        return s.Every(c[0], str(c[1]), c[2], span, self._claim(span))
 
     def turn_loop(self, meta: Any, c: list[Any]) -> s.EncounterLoop:
         return self._loop("turn", str(c[0]), meta, c)
@@ -377,6 +388,9 @@ class _Builder(Transformer_NonRecursive):
 
     def delay_by(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
         return self._schedule("delay", meta, c)
+
+    def lengthen_by(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("lengthen", meta, c)
 
     def stop_turns(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
         return self._schedule("stop", meta, c)

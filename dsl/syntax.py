@@ -424,7 +424,7 @@ class ProcedureDecl:  # procedure_decl
 
 @attrs.frozen
 class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, stop PARTY
-    mode: str  # "at", "after", "delay", "stop"
+    mode: str  # "at", "after", "delay", "lengthen", "stop"
     party: str
     value: Expr | None
     span: Span
@@ -451,6 +451,16 @@ class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it en
     unit: str  # what the cap counts, as written ("turns", "rounds")
     span: Span
     comments: tuple[str, ...] = ()
+    every: Every | None = None  # steps run on the clock itself, every so often
+
+
+@attrs.frozen
+class Every:  # every_block: `every 20 tenths:` and its steps
+    period: Expr
+    unit: str  # as written: the clock's unit ("tenths", "rounds")
+    body: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -465,7 +475,9 @@ def blocks(step: Any) -> list[tuple[Any, ...]]:
     """The blocks of steps nested in a step (an `if`'s branches, a loop's body, a named step)."""
     if isinstance(step, IfStep):
         return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
-    if isinstance(step, (ForStep, NamedStep, EncounterLoop)):
+    if isinstance(step, EncounterLoop):
+        return [step.body] + ([step.every.body] if step.every else [])
+    if isinstance(step, (ForStep, NamedStep)):
         return [step.body]
     if isinstance(step, RepeatStep):
         return [step.body] + ([step.at_cap] if step.at_cap else [])

@@ -2,43 +2,63 @@
 
 from __future__ import annotations
 
-from pathlib import Path as _Path
+import os as _os
+from typing import TYPE_CHECKING
 
 # Run from a checkout's root (where the README leaves a new user), this folder shadows the
 # installed package, and the stage folders beside it (dsl/, compiler/, runtime/, rulebooks/) are
 # its subpackages: look for them there, as an editable install would.
-_ROOT = _Path(__file__).resolve().parent.parent
-if (_ROOT / "pyproject.toml").is_file() and (_ROOT / "runtime" / "__init__.py").is_file():
-    __path__.append(str(_ROOT))  # noqa: F821 - a package's own search path
+_ROOT = _os.path.dirname(_os.path.dirname(_os.path.realpath(__file__)))
+if _os.path.isfile(_os.path.join(_ROOT, "pyproject.toml")) and \
+        _os.path.isfile(_os.path.join(_ROOT, "runtime", "__init__.py")):
+    __path__.append(_ROOT)  # noqa: F821 - a package's own search path
 
-from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
-from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
-from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
-                                      RulecraftError, RulecraftErrors, RuleSyntaxError,
-                                      RuleTypeError, TableError, UnknownEntryError,
-                                      UnknownNameError, UnknownRulebookError)
-from rulecraft.runtime.rulebook import Rulebook
-from rulecraft.runtime.rolls import Roll, dice, roll
+# Where each public name lives. Each is imported when first read, so that a program loads only
+# what it uses: one that plays a compiled rulebook never loads the parser or the compiler, and
+# `rulecraft eval` neither the procedures nor the dice roller.
+_HOMES = {
+    "rulecraft.runtime.dice": ("Dice", "ScriptedDice", "SeededDice"),
+    "rulecraft.runtime.limits": ("DEFAULT_LIMITS", "Limits"),
+    "rulecraft.runtime.errors": ("CalculationError", "CycleError", "DiceError", "RangeError",
+                                 "RulecraftError", "RulecraftErrors", "RuleSyntaxError",
+                                 "RuleTypeError", "TableError", "UnknownEntryError",
+                                 "UnknownNameError", "UnknownRulebookError"),
+    "rulecraft.runtime.rulebook": ("Rulebook",),
+    "rulecraft.runtime.rolls": ("Roll", "dice", "roll"),
+    # the façade
+    "rulecraft.api": ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet"),
+    "rulecraft.balance": ("compare", "sweep"),  # one target under two rulebooks, a grid
+    "rulecraft.fight": ("read_fighter",),  # a fighter from a TOML file, for `Rulebook.fight`
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
-_FACADE = ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet")
+if TYPE_CHECKING:
+    from rulecraft.api import builtin_rulebooks, compile, evaluate, format_rules, load, sheet
+    from rulecraft.balance import compare, sweep
+    from rulecraft.fight import read_fighter
+    from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
+    from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
+                                          RulecraftError, RulecraftErrors, RuleSyntaxError,
+                                          RuleTypeError, TableError, UnknownEntryError,
+                                          UnknownNameError, UnknownRulebookError)
+    from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
+    from rulecraft.runtime.rolls import Roll, dice, roll
+    from rulecraft.runtime.rulebook import Rulebook
 
 
 def __getattr__(name: str) -> object:
-    """The façade's functions, imported when first used: a program that only plays a compiled
-    rulebook (rulecraft.runtime) never loads the parser or the compiler."""
-    if name in _FACADE:
-        from . import api
+    """A public name, from its module (imported now if it was not yet)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'rulecraft' has no attribute {name!r}")
+    import importlib
 
-        return getattr(api, name)
-    if name in ("compare", "sweep"):  # balance views: one target under two rulebooks, a grid
-        from . import balance
+    return getattr(importlib.import_module(home), name)
 
-        return getattr(balance, name)
-    if name == "read_fighter":  # a fighter from a TOML file, for `Rulebook.fight`
-        from .fight import read_fighter
 
-        return read_fighter
-    raise AttributeError(f"module 'rulecraft' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])
+
 
 __all__ = [
     "DEFAULT_LIMITS", "Limits",

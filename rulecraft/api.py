@@ -1,25 +1,21 @@
-"""The public façade: load or compile a rulebook, evaluate an expression in its scope."""
+"""The public façade: load or compile a rulebook, evaluate an expression in its scope.
+
+The parser and the compiler are imported by the functions that use them: `rulecraft eval`
+with a warm cache (`evaluate_file`) needs neither."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import stat
-from importlib import resources
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-import attrs
-
-from rulecraft.compiler.build import compile_file
-from rulecraft.compiler.evaluate import evaluate_in
-from rulecraft.dsl.cached import reading_files
-from rulecraft.dsl.formatter import format_file
-from rulecraft.dsl.parser import parse
-from rulecraft.dsl.syntax import RowLine
 from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownRulebookError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
-from rulecraft.runtime.rulebook import Rulebook
+
+if TYPE_CHECKING:
+    from rulecraft.runtime.rulebook import Rulebook
 
 _cache: dict[tuple[str, str, Limits], Rulebook] = {}  # (filename, text) -> compiled; the newest few
 _CACHE_SIZE = 32
@@ -27,8 +23,24 @@ _CACHE_SIZE = 32
 
 def builtin_rulebooks() -> list[str]:
     """Names of the rulebooks shipped with rulecraft."""
-    folder = resources.files("rulecraft.rulebooks")
-    return sorted(p.name[: -len(".rules")] for p in folder.iterdir() if p.name.endswith(".rules"))
+    folder = _shipped()
+    names = os.listdir(folder) if isinstance(folder, str) else [p.name for p in folder.iterdir()]
+    return sorted(name[: -len(".rules")] for name in names if name.endswith(".rules"))
+
+
+def _shipped(name: str = "") -> Any:
+    """The folder of the built-in rulebooks, or a file in it: a path when the package is files
+    on disk (importing importlib.resources costs `eval` more than reading the file), else the
+    package's resources (a zip)."""
+    from rulecraft import rulebooks
+
+    folder = os.path.dirname(rulebooks.__file__ or "")
+    if os.path.isdir(folder):
+        return os.path.join(folder, name) if name else folder
+    from importlib import resources
+
+    found = resources.files("rulecraft.rulebooks")
+    return found / name if name else found
 
 
 def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's verb
@@ -44,9 +56,11 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
     _check_limits(limits)
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
     key = (filename, text, limits)
-    if key in _cache and _bases_unchanged(_cache[key], limits):
+    if key in _cache and _same_bases(_bases_of(_cache[key]), limits):
         _cache[key] = _cache.pop(key)  # most recently used last
     else:
+        from rulecraft.compiler.build import compile_file
+
         _cache.pop(key, None)
         if len(_cache) >= _CACHE_SIZE:
             del _cache[next(iter(_cache))]
@@ -68,19 +82,27 @@ def base_loader(limits: Limits) -> Callable[[str, str], tuple[str, str]]:
     return load_base
 
 
-def _bases_unchanged(rulebook: Rulebook, limits: Limits) -> bool:
-    """Whether every base under a cached house rulebook still reads as it did: a base changing
-    under its house file is seen at the next compile."""
+def _bases_of(rulebook: Rulebook) -> tuple[tuple[str, str], ...]:
+    """Each base under a house rulebook, nearest first: its file name and the text it had."""
+    found = []
     base = rulebook.base
     while base is not None:
-        name = base.filename.removesuffix(".rules")
+        found.append((base.filename, str(base.source)))
+        base = base.base
+    return tuple(found)
+
+
+def _same_bases(bases: Sequence[tuple[str, str]], limits: Limits) -> bool:
+    """Whether every base under a cached house rulebook still reads as it did: a base changing
+    under its house file is seen at the next compile."""
+    for filename, text in bases:
+        name = filename.removesuffix(".rules")
         try:
-            now, _ = _read(name if name in builtin_rulebooks() else base.filename, limits)
+            now, _ = _read(name if name in builtin_rulebooks() else filename, limits)
         except RulecraftError:
             return False
-        if now != str(base.source):
+        if now != text:
             return False
-        base = base.base
     return True
 
 
@@ -88,6 +110,12 @@ def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) 
     """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
     _check_limits(limits)
     text, filename = _read(name_or_path, limits)
+    return _load_text(text, filename, limits)
+
+
+def _load_text(text: str, filename: str, limits: Limits) -> Rulebook:
+    from rulecraft.dsl.cached import reading_files
+
     with reading_files():  # a rule file's tree is kept on disk (dsl/cached.py)
         return compile(text, filename, limits)
 
@@ -97,6 +125,9 @@ def format_rules(text: str, filename: str = "<rules>", limits: Limits = DEFAULT_
 
     The result is read back and must say what the text said: should the formatter ever change
     a rule, this raises rather than hand back the changed text."""
+    from rulecraft.dsl.formatter import format_file
+    from rulecraft.dsl.parser import parse
+
     if not isinstance(text, str):
         raise RuleTypeError(f"rule text is a str, not {type(text).__name__}")
     tree = parse(text, filename, limits)
@@ -111,13 +142,47 @@ def format_rules(text: str, filename: str = "<rules>", limits: Limits = DEFAULT_
 
 def evaluate(rulebook: Rulebook, expression: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Evaluate an expression of the language (a formula call, a table lookup) in a rulebook."""
+    from rulecraft.compiler.evaluate import evaluate_in
+    from rulecraft.runtime.rulebook import Rulebook
+
     if not isinstance(rulebook, Rulebook):
         raise RuleTypeError("evaluate needs a Rulebook from rulecraft.load or rulecraft.compile, "
                             f"not {type(rulebook).__name__}")
+    _check_expression(expression)
+    return evaluate_in(rulebook, expression, limits)
+
+
+def evaluate_file(name_or_path: str | os.PathLike[str], expression: str,
+                  limits: Limits = DEFAULT_LIMITS) -> Any:
+    """`evaluate(load(name_or_path), expression)`, as `rulecraft eval` does it: a rule file an
+    earlier process compiled is not compiled again (its symbol table and generated code are
+    kept on disk, compiler/kept.py), so a command starts in the time it takes to read them."""
+    from rulecraft.compiler import kept
+    from rulecraft.runtime.cache import folder
+
+    _check_limits(limits)
+    text, filename = _read(name_or_path, limits)
+    text = text.removeprefix("\ufeff")  # as `compile` reads it
+    if folder() is None:  # no disk cache
+        return evaluate(_load_text(text, filename, limits), expression, limits)
+    key = kept.key(filename, text, limits)
+    found = kept.load(key, text, lambda bases: _same_bases(bases, limits))
+    if found is None:
+        from rulecraft.compiler.build import COMPILED
+
+        rulebook = _load_text(text, filename, limits)
+        kept.keep(key, *COMPILED[rulebook], rulebook.python_source, _bases_of(rulebook))
+        return evaluate(rulebook, expression, limits)
+    from rulecraft.compiler.evaluate import evaluate_scope
+
+    _check_expression(expression)
+    return evaluate_scope(*found, expression, limits)
+
+
+def _check_expression(expression: object) -> None:
     if not isinstance(expression, str):
         raise RuleTypeError("an expression is text (a str) such as 'wounds[5, \"Head\"]', "
                             f"not {type(expression).__name__}")
-    return evaluate_in(rulebook, expression, limits)
 
 
 def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # noqa: A002
@@ -128,6 +193,7 @@ def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # 
     "html" (self-contained, for print) or "md"; `paper` "a4" or "letter"; `sources` puts the
     book's words beside each rule; `templates` a folder of the user's own templates."""
     from rulecraft.compiler.sheets import render  # only sheets need Jinja
+    from rulecraft.runtime.rulebook import Rulebook
 
     if not isinstance(rulebook, Rulebook):
         rulebook = load(rulebook, limits)
@@ -141,7 +207,7 @@ def rule_files(rulebook: Rulebook) -> list[str]:
     while rulebook is not None:
         name = rulebook.filename
         if name.endswith(".rules") and name.removesuffix(".rules") in builtin_rulebooks():
-            name = os.fspath(resources.files("rulecraft.rulebooks") / name)
+            name = os.fspath(_shipped(name))
         found.append(os.path.realpath(name))
         rulebook = getattr(rulebook, "base", None)
     return found
@@ -226,8 +292,11 @@ def _read(name_or_path: object, limits: Limits) -> tuple[str, str]:
             f"a .rules file (a str or a pathlib.Path), not {type(name_or_path).__name__}")
     name = name_or_path
     if name in builtin_rulebooks():
-        resource = resources.files("rulecraft.rulebooks") / f"{name}.rules"
-        return resource.read_text(encoding="utf-8"), f"{name}.rules"
+        shipped = _shipped(f"{name}.rules")
+        if isinstance(shipped, str):
+            with open(shipped, encoding="utf-8") as f:
+                return f.read(), f"{name}.rules"
+        return shipped.read_text(encoding="utf-8"), f"{name}.rules"
     try:
         os.stat(name)
     except FileNotFoundError:
@@ -250,6 +319,10 @@ def _check_limits(limits: object) -> None:
 
 def _shape(node: object) -> object:
     """A syntax tree without its spans (a table row as its cells): what a rule file says."""
+    import attrs
+
+    from rulecraft.dsl.syntax import RowLine
+
     if isinstance(node, RowLine):
         if node.is_rule:  # the formatter draws dashed rules to the columns' widths
             return ("rule", node.comments)

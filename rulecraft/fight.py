@@ -99,7 +99,8 @@ class Study:
 def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
-          progress: Any = None, settings: Mapping[str, Any] | None = None) -> Study:
+          progress: Any = None, settings: Mapping[str, Any] | None = None,
+          until: Any = None) -> Study:
     """`runs` fights, fight i seeded from (seed, i); spread over `workers` processes (all
     cores by default) in chunks, summed in fight order so that workers change nothing."""
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
@@ -108,7 +109,7 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
         seed = random.SystemRandom().randrange(2**32)
     names = list(names or (who(f) for f in fighters))
     job = (str(rulebook.source), rulebook.filename, [(f.model.name, _given(f)) for f in fighters],
-           names, encounter, policy, seed, dict(settings or {}))
+           names, encounter, policy, seed, dict(settings or {}), until)
     chunks = [(start, min(runs, start + 250)) for start in range(0, runs, 250)]
     workers = min(workers or os.cpu_count() or 1, len(chunks))
     tallies: list[list[dict[str, Any]]] = []
@@ -137,7 +138,7 @@ def _fights(job: tuple[Any, ...], chunk: tuple[int, int]) -> list[dict[str, Any]
     """Fights chunk[0] … chunk[1] - 1 of a study, each reduced to what the study sums."""
     from .api import compile as compile_rules
 
-    source, filename, fighters, names, encounter, policy, seed, settings = job
+    source, filename, fighters, names, encounter, policy, seed, settings, until = job
     rb = _COMPILED.get((source, filename))
     if rb is None:
         rb = _COMPILED[(source, filename)] = compile_rules(source, filename)
@@ -145,21 +146,15 @@ def _fights(job: tuple[Any, ...], chunk: tuple[int, int]) -> list[dict[str, Any]
     out = []
     for i in range(*chunk):
         done = fight(rb, made, encounter=encounter, seed=seed * 1_000_003 + i, names=names,
-                     policy=policy, settings=settings)
+                     policy=policy, settings=settings, until=until)
         outcome = done.result.outcome
-        standing = [done.name(f) for f in done.fighters
-                    if any(e["kind"] == "turn" for e in done.events)
-                    and not _fell(done, f)]
+        played = any(e["kind"] == "turn" for e in done.events)
+        standing = [done.name(f) for f in done.standing()] if played else []
         out.append({"outcome": outcome.name, "time": float(outcome.get("time", 0) or 0),
                     "passes": float(outcome.get("turns", outcome.get("rounds", 0)) or 0),
                     "standing": standing,
                     "states": {done.name(f): _state_figures(f) for f in done.fighters}})
     return out
-
-
-def _fell(done: Fight, fighter: Combatant) -> bool:
-    """A fighter the encounter `stop`ped (fallen, fled): it has no turn coming at the end."""
-    return any(e["kind"] == "stop" and e["value"] is fighter for e in done.events)
 
 
 def _state_figures(fighter: Combatant) -> dict[str, float]:

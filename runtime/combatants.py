@@ -271,7 +271,8 @@ class Combatant:
 
     def handle(self) -> Combatant:
         """A copy for one run to change in place (`become`); this combatant stays as it is."""
-        copy = Combatant(self.model, self._values)
+        copy = object.__new__(Combatant)  # one per party per run: no `__init__`, no empty memo
+        copy.model, copy._values = self.model, self._values
         copy._next = self._next  # the same state: the same memo of changes from it
         return copy
 

@@ -16,6 +16,9 @@ from .results import Outcome
 from .values import display, match_name, to_internal, to_public
 
 
+_NOT_HELD = object()
+
+
 class Finished(Exception):
     """Raised by an `outcome` step to end the run (never escapes the runtime)."""
 
@@ -41,8 +44,11 @@ class RunContext:
         self.whole_rounds = False  # a round clock: a condition for 1 lasts through the next round
         # Lasting conditions: party -> condition -> until when (None: until ended by a step).
         self.conditions: dict[int, dict[Any, Any]] = {}
+        self.schedule: Any = None  # an encounter's turns (runtime.encounters.Schedule), if any
+        self.time_limit: Any = choices.get("time_limit")  # a fight played only so long
         self.source = source
-        self.trace: list[tuple[Any, ...]] = []  # made into TraceEntry objects when read
+        # Made into TraceEntry objects when read; a detail (text, party) becomes an `About`.
+        self.trace: list[tuple[Any, ...]] = []
         self.values: dict[str, Any] = {}
         self.parties = parties
         self.passes_made = 0  # loop passes so far in this run, against loop_passes
@@ -121,11 +127,46 @@ class RunContext:
         until = None if duration is None else self.now + duration
         self.conditions.setdefault(id(who), {})[condition] = until
         shown = "until ended" if until is None else f"until {display(until)}"
-        self.trace.append(("give", party, condition, span, shown))
+        self.trace.append(("give", party, condition, span, (shown, who)))
 
     def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
-        self.conditions.get(id(who), {}).pop(condition, None)
-        self.trace.append(("end", party, condition, span))
+        """`end f "Stunned"`: traced when it ends something (ending what is not held is no
+        news)."""
+        if self.conditions.get(id(who), {}).pop(condition, _NOT_HELD) is not _NOT_HELD:
+            self.trace.append(("end", party, condition, span, ("", who)))
+
+    def delay(self, span: Span, party: str, who: Any, by: Any) -> None:
+        """`delay f by T`, an effect on time: the fight's schedule applies it; a run with no
+        clock (a blow played on its own) records it in the trace."""
+        if self.schedule is not None:
+            self.schedule.delay(span, party, who, by)
+        else:
+            self.trace.append(("delay", party, by, span, ("no clock: not applied", who)))
+
+    def lengthen(self, span: Span, party: str, who: Any, by: Any) -> None:
+        """`lengthen f by T`: only an action under way is lengthened (a wound's tenths "to the
+        current action"); with none, nothing."""
+        if self.schedule is not None:
+            self.schedule.lengthen(span, party, who, by)
+        else:
+            self.trace.append(("lengthen", party, by, span, ("no clock: not applied", who)))
+
+    def next_turn(self, who: Any) -> Any:
+        """When `who`'s action under way completes, in an encounter (none otherwise)."""
+        return None if self.schedule is None else self.schedule.next_turn(who)
+
+    def within(self, span: Span, counted: str, made: int, now: Any) -> None:
+        """A fight given a time limit ends `capped` when its clock would pass it."""
+        if self.time_limit is not None and now > self.time_limit:
+            self.now = self.time_limit
+            self.finish(span, "capped", {"time": self.time_limit, counted: made})
+
+    def period(self, span: Span, every: Any) -> Any:
+        """How often an `every` block runs: a time greater than zero."""
+        if every <= 0:
+            raise RangeError(f"`every` needs a time greater than 0, not {display(every)}", span,
+                             self.source)
+        return every
 
     def has(self, who: Any, condition: Any) -> bool:
         """Whether a party is under a condition now (one given for a time lasts until then)."""
@@ -163,9 +204,11 @@ class RunContext:
                     who._next.clear()
                 who._next[op] = known
         who.become(known)
+        now = known._values[field]
+        for key in index:  # the changed entry (`_dig`, written out: every blow makes a few)
+            now = now[key]
         # The trace names the target as `party.field[key]` when it is read (results._entry).
-        self.trace.append(("change", (party, field, index), _dig(who._values[field], index),
-                           span, mode))
+        self.trace.append(("change", (party, field, index), now, span, mode))
 
     def _changed(self, span: Span, party: str, who: Combatant, field: str,
                  index: tuple[Any, ...], value: Any, mode: str) -> Combatant:

@@ -426,27 +426,29 @@ class SeededDice:
         self.seed = seed
         self.limits = limits
         self._random = random.Random(_seed_material(seed))
+        # Dice of one plain die and no bound, checked against these limits, for the quick roll:
+        # id -> (dice, sides, sign, constant). Found by id, as a blow rolls the same few dice
+        # again and again; the entry holds the dice, so no other dice has its id meanwhile.
+        self._plain: dict[int, tuple[Dice, int, int, Any]] = {}
 
     def roll(self, dice: Dice) -> tuple[int | Decimal, tuple[int, ...]]:
-        single = _SINGLE.get(dice)
-        if single is not None and (dice, self.limits) in _CHECKED:
+        plain = self._plain.get(id(dice))
+        if plain is not None and plain[0] is dice:
             # One plain die (the common case): the face `randint(1, sides)` would give.
-            face = self._random._randbelow(single[0]) + 1
-            return single[1] * face + single[2], (face,)
+            face = self._random._randbelow(plain[1]) + 1
+            return plain[2] * face + plain[3], (face,)
         dice.check(self.limits)
         randint = self._random.randint
         if len(dice.terms) == 1 and dice.terms[0].count == 1 and dice.terms[0].keep is None:
             term = dice.terms[0]
-            if not dice._bounded and len(_SINGLE) < 10_000:
-                _SINGLE[dice] = (term.sides, term.sign, dice.constant)
+            if not dice._bounded:
+                if len(self._plain) >= 1000:  # dice made on the fly (`roll("d20")`) come and go
+                    self._plain.clear()
+                self._plain[id(dice)] = (dice, term.sides, term.sign, dice.constant)
             face = randint(1, term.sides)
             return dice._clamp(term.sign * face + dice.constant), (face,)
         faces = tuple(randint(1, t.sides) for t in dice.terms for _ in range(t.count))
         return dice.total(faces), faces
-
-
-# Dice of one plain die and no bound: (sides, sign, constant), for SeededDice's quick roll.
-_SINGLE: dict[Dice, tuple[int, int, Any]] = {}
 
 
 def _seed_material(seed: Any) -> int | bytes | None:

@@ -4,8 +4,9 @@ One primitive serves every clock the seeds use: a party's action completes at a 
 in Ringing Steel, counts in BT, a strike rank in RQ3, a place in the initiative order in d20),
 and the party whose action completes first takes the next turn — as SimPy's environment orders
 processes by time. The rule file says how long each action takes (`act f after …`), what a
-defence adds to the action under way (`delay foe by …`) and who takes no more turns
-(`stop f`); the runtime only keeps the times and picks the earliest.
+defence adds to the action under way (`delay foe by …`, written in the encounter or in any
+procedure it calls) and who takes no more turns (`stop f`); `every N tenths:` adds ticks of the
+clock itself. The runtime only keeps the times and picks the earliest.
 """
 
 from __future__ import annotations
@@ -17,6 +18,21 @@ from .errors import RangeError, Span
 from .values import display
 
 
+class About(str):
+    """A trace entry's detail that also names the combatant the step concerns (the rule calls
+    it by its own label: `foe`, `defender`), so a fight's log can say whom."""
+
+    party: Any
+
+    def __new__(cls, text: str, party: Any) -> About:
+        made = super().__new__(cls, text)
+        made.party = party
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return About, (str(self), self.party)
+
+
 class Schedule:
     """The parties' next turns in one encounter, earliest first; ties in the order scheduled."""
 
@@ -26,41 +42,93 @@ class Schedule:
         self.now: Any = 0
         self.order = 0  # how many times a turn was scheduled: breaks ties between equal times
         self.next_turns: dict[int, tuple[Any, int, Combatant]] = {}  # id -> (time, order, who)
+        # Delays for a party with no action under way (its turn is now): they lengthen the
+        # action it starts next ("added to the time for his current or newly starting action").
+        self.carried: dict[int, Any] = {}
+        self.stopped: set[int] = set()  # the parties stopped (until an `act` brings one back)
+        self.turns = 0  # the parties' turns taken (ticks of the clock are not turns)
+        self.last_tick: Any = 0
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""
         self._party(span, label, who)
         when = self.now + time if after else time
+        carried = self.carried.pop(id(who), 0)
+        when += carried
         if when < self.now:
             raise RangeError(f"{label}'s next turn would be at {display(when)}, before now "
                              f"({display(self.now)} {self.clock})", span, self.ctx.source)
         self.order += 1
+        self.stopped.discard(id(who))
         self.next_turns[id(who)] = (when, self.order, who)
-        self.ctx.trace.append(("act", label, when, span, self.clock))
+        self.ctx.trace.append(("act", label, when, span, About(self.clock + (
+            f", {display(carried)} carried" if carried else ""), who)))
 
     def delay(self, span: Span, label: str, who: Any, by: Any) -> None:
-        """`delay f by T`: the action f has under way completes T later (nothing if f has none)."""
+        """`delay f by T`: the action f has under way completes T later; with none under way
+        (its turn is now, or its action completes at this very time: it is done), the next
+        action it starts does — "added to the time for his current or newly starting action"."""
         self._party(span, label, who)
         found = self.next_turns.get(id(who))
-        if found is None:
+        if found is None or found[0] <= self.now:
+            self.carried[id(who)] = self.carried.get(id(who), 0) + by
+            self.ctx.trace.append(("delay", label, by, span, About("added to the next action",
+                                                                   who)))
             return
         when, order, _ = found
-        self.next_turns[id(who)] = (max(self.now, when + by), order, who)
-        self.ctx.trace.append(("delay", label, by, span, f"now at {display(when + by)}"))
+        self.next_turns[id(who)] = (when + by, order, who)
+        self.ctx.trace.append(("delay", label, by, span, About(f"now at {display(when + by)}",
+                                                               who)))
+
+    def lengthen(self, span: Span, label: str, who: Any, by: Any) -> None:
+        """`lengthen f by T`: the action f has under way completes T later; with none under way,
+        nothing (unlike `delay`, nothing is carried to the next action)."""
+        self._party(span, label, who)
+        found = self.next_turns.get(id(who))
+        if found is None or found[0] <= self.now:
+            self.ctx.trace.append(("lengthen", label, by, span, About("no action under way",
+                                                                      who)))
+            return
+        when, order, _ = found
+        self.next_turns[id(who)] = (when + by, order, who)
+        self.ctx.trace.append(("lengthen", label, by, span,
+                               About(f"now at {display(when + by)}", who)))
+
+    def next_turn(self, who: Any) -> Any:
+        """When the action `who` has under way completes (none if it has none)."""
+        found = self.next_turns.get(id(who))
+        return None if found is None else found[0]
 
     def stop(self, span: Span, label: str, who: Any) -> None:
         """`stop f`: f takes no more turns in this encounter."""
         self._party(span, label, who)
         self.next_turns.pop(id(who), None)
-        self.ctx.trace.append(("stop", label, who, span))
+        self.carried.pop(id(who), None)
+        if id(who) not in self.stopped:  # stopping a party already stopped is no news
+            self.stopped.add(id(who))
+            self.ctx.trace.append(("stop", label, who, span, About("", who)))
 
-    def next(self, span: Span, label: str) -> tuple[Combatant, Any] | None:
-        """The party whose turn comes first and the time it comes, or None when nobody acts."""
+    def next(self, span: Span, label: str, every: Any = None) -> tuple[Any, Any] | None:
+        """The party whose turn comes first and the time it comes, or None when nobody acts.
+        With `every`, a tick of the clock due first (or at the same time) comes before it, as
+        (None, time)."""
         if not self.next_turns:
             return None
         key = min(self.next_turns, key=lambda k: self.next_turns[k][:2])
+        soonest = self.next_turns[key][0]
+        if every is not None:
+            soonest = min(soonest, self.last_tick + every)
+        self.ctx.within(span, "turns", self.turns, soonest)
+        if every is not None and self.last_tick + every <= self.next_turns[key][0]:
+            self.ctx._pass(span)  # ticks count against the run's loop budget, not the cap
+            self.last_tick += every
+            self.now = self.ctx.now = self.last_tick
+            self.ctx.trace.append(("tick", "every", every, span,
+                                   f"at {display(self.now)} {self.clock}"))
+            return None, self.now
         when, _, who = self.next_turns.pop(key)
         self.now = self.ctx.now = when
+        self.turns += 1
         self.ctx.values[label] = who
         self.ctx.trace.append(("turn", label, who, span, f"at {display(when)} {self.clock}"))
         return who, when
@@ -100,4 +168,4 @@ def hex_in_front(q: int, r: int, facing: int, q2: int, r2: int) -> bool:
     return (best - facing) % 6 in (0, 1, 5)
 
 
-__all__ = ["DIRECTIONS", "Schedule", "hex_distance", "hex_in_front"]
+__all__ = ["About", "DIRECTIONS", "Schedule", "hex_distance", "hex_in_front"]

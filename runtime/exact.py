@@ -14,6 +14,14 @@ summing to exactly 1 at the end. Which values a state must agree on is decided p
 (liveness, read off each segment's Python): asking for outcome names, a value that only an
 outcome's field is made from does not keep two paths apart. A merged state goes on with the
 values of one of its paths; only values nothing reads again differ between them.
+
+Fast, as a state is played once per distinct state and that is all the work: each question
+gets a plan (`Plan`) worked out once per procedure; where a step cannot lead to two states
+that would merge, a state goes straight on (`Plan.straight`), into the next segment's
+function where it is a step forward (`Plan.direct`, `_ctx.fused` in the segments' Python);
+a frame belongs to one state, and its segment writes into it what it sets. The baseline is
+icepool working out the same distribution (benchmarks/bench_core.py): nothing of one
+computation is kept for the next but what the rule fixes (its plans, its dice's counts).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any
 
 from .combatants import Combatant
@@ -44,6 +52,7 @@ ASSIGN, CHANGE, EXIT, BRANCH, STATEMENT = "assign", "change", "exit", "branch", 
 # field of the outcome a slot holds: (index, "level"), (index, "@name") for its name alone.
 NAMES = "outcome"
 _SIMPLE = (int, str, bool, type(None), Decimal, Dice)  # hashable as they are, no party inside
+_FIGURES = attrgetter("_values")  # a party's figures: one object per state
 ALL = "@all"  # every field of an outcome
 NAME_ONLY = "@name"
 
@@ -121,14 +130,27 @@ class Item:
 
 
 class Segment:
-    """A segment's function, its statements for liveness, and whether it changes a party."""
+    """A segment's function, its statements for liveness, whether it changes a party, and
+    the slots it may set (its exits' apart)."""
 
-    __slots__ = ("fn", "items", "mutates")
+    __slots__ = ("fn", "items", "mutates", "sets")
 
-    def __init__(self, fn: Callable[..., Any], items: tuple[Item, ...], mutates: bool) -> None:
+    def __init__(self, fn: Callable[..., Any], items: tuple[Item, ...], mutates: bool,
+                 sets: frozenset[int] = frozenset()) -> None:
         self.fn = fn
         self.items = items
         self.mutates = mutates
+        self.sets = sets
+
+    def exits(self) -> list[Exit]:
+        """Every way out of the segment."""
+        found: list[Exit] = []
+        todo = list(self.items)
+        while todo:
+            item = todo.pop()
+            found.extend(item.exits)
+            todo.extend(item.body + item.orelse)
+        return found
 
 
 class Stepper:
@@ -137,8 +159,9 @@ class Stepper:
     def __init__(self, name: str, slots: tuple[str, ...], params: int,
                  segments: tuple[Segment, ...], simple: frozenset[int],
                  party_slots: tuple[int, ...], values: Mapping[str, int],
-                 span: Span | None, source: str | None) -> None:
+                 span: Span | None, source: str | None, loops: bool = True) -> None:
         self.name = name
+        self.loops = loops  # whether any segment counts loop passes (`ctx.passes_made`)
         self.slots = slots  # every value the procedure holds, parameters first
         self.params = params  # parameters are never set again: the same in every state
         self.segments = segments
@@ -147,28 +170,80 @@ class Stepper:
         self.values = values  # a value name (`wound`) -> its slot, for odds by a value
         self.span = span
         self.source = source
+        self.fns = tuple(segment.fn for segment in segments)
+        self.everywhere = frozenset(range(len(segments)))  # one path's steps: all straight on
+        self.mutating = frozenset(pc for pc, segment in enumerate(segments) if segment.mutates)
         self.callees: dict[str, Stepper] = {}
-        self._plans: dict[Any, list[tuple[Any, frozenset[Any], dict[int, Call]]]] = {}
+        self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
 
-    def frame(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """The starting frame: the arguments, then none for every value not yet set."""
-        return tuple(args) + (None,) * (len(self.slots) - len(args))
+    def frame(self, args: tuple[Any, ...]) -> list[Any]:
+        """The starting frame: the arguments, then none for every value not yet set. A frame
+        belongs to one state: its segment writes what it sets into it."""
+        return list(args) + [None] * (len(self.slots) - len(args))
 
     def plan(self, question: Any, party_of: tuple[tuple[int, ...], ...], parties: int
-             ) -> list[tuple[Any, frozenset[int], dict[int, Call]]]:
-        """Per segment, the key a state there is merged by, the slots live there, and what its
-        calls ask of their callees (by the segment each call goes on at)."""
+             ) -> Plan:
+        """Per segment, how a state there is merged (`Place`): prepared once per question and
+        way the arguments hold the parties, then reused by every computation that asks."""
         key = (question, party_of, parties)
         found = self._plans.get(key)
         if found is None:
             live, calls = self.live(question)
-            found = [(self._key_of(now, party_of, parties), now, asked)
-                     for now, asked in zip(live, calls)]
+            found = Plan(self._place(now, asked, party_of, parties)
+                         for now, asked in zip(live, calls))
+            self._fuse(found)
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[key] = found
         return found
+
+    def _fuse(self, places: Plan) -> None:
+        """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
+        a bucket to be merged, and the rest of what the loop of `Exact.solve` looks up.
+
+        A state goes straight on where what tells states apart is still read at the target:
+        every value that can tell two states at a segment apart (values set in the first
+        segment, played once, are the same in every state) is read unchanged there, and so
+        are the parties' figures, and something does tell them apart (such a value, or the
+        total of a roll the target reads). States arriving that way could never merge with
+        one another, so waiting would only cost time. A target some exit cannot go straight
+        on to is waited at by all."""
+        first = set(self.segments[0].sets)
+        for pc, segment in enumerate(self.segments):
+            if pc:
+                first -= segment.sets
+            for ex in segment.exits():
+                first.discard(ex.bound)  # type: ignore[arg-type]
+                if ex.target == 0:  # the first segment played again
+                    first.clear()
+        waits: set[Any] = set()  # targets some state must wait at: all wait there
+        for pc, (segment, place) in enumerate(zip(self.segments, places)):
+            kept = [u for u in place.live if _slot(u) >= self.params and _slot(u) not in first]
+            for ex in segment.exits():
+                if segment.mutates or not self._straight(pc, ex, kept, place, places):
+                    waits.add(ex.target)
+        targets = {ex.target for segment in self.segments for ex in segment.exits()}
+        places.straight = frozenset(targets - waits)  # type: ignore[arg-type]
+        places.unread = frozenset(ex.target for segment in self.segments  # type: ignore[misc]
+                                  for ex in segment.exits() if ex.kind == ROLL and
+                                  ex.bound not in places.lives[ex.target] and  # type: ignore[index]
+                                  ex.target not in places.straight)
+        places.direct = frozenset(t for t in places.straight if not self.segments[t].mutates)
+        places.asked = {k: v for place in places for k, v in place.asked.items()}
+        places.glance = frozenset(k for k, call in places.asked.items()
+                                  if not call.fields and not call.parties)
+
+    def _straight(self, pc: int, ex: Exit, kept: list[Any], place: Place, places: Plan
+                  ) -> bool:
+        if ex.kind not in (GOTO, ROLL) or ex.target is None or ex.target <= pc:
+            return False
+        there = places[ex.target]
+        changed = self.segments[pc].sets | {ex.bound}
+        rolled = ex.kind == ROLL and ex.bound in {_slot(u) for u in there.live}
+        return (bool(kept) or rolled) and (pc == 0 or set(place.mask) <= set(there.mask)) and \
+            all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
+                for u in kept)
 
     def live(self, question: Any) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         """What each segment may still read for this question, and what each call asks of
@@ -264,13 +339,15 @@ class Stepper:
         entry = {_slot(u) for u in callee.live(call)[0][0]}
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
-    def _key_of(self, live: frozenset[Any], party_of: tuple[tuple[int, ...], ...],
-                parties: int) -> Callable[..., Any]:
+    def _place(self, live: frozenset[Any], asked: dict[int, Call],
+               party_of: tuple[tuple[int, ...], ...], parties: int) -> Place:
         """What two states at a segment must share: what is read from there on (parameters
         apart: they never change; of an outcome, only the fields read), and the figures of
-        each party a slot read from there on can reach. The key is made from the frame and
-        the parties' figures (`key(frame, states)`)."""
-        whole = {u for u in live if type(u) is int and u >= self.params}
+        each party a slot read from there on can reach."""
+        # A field of a simple value (`defence == "Parry"` reads a name's "@name") is the
+        # value itself: kept whole, it is keyed at the cost of a subscript.
+        whole = {_slot(u) for u in live if _slot(u) >= self.params and
+                 (type(u) is int or _slot(u) in self.simple)}
         fields: dict[int, list[str]] = {}
         for use in live:
             if type(use) is tuple and use[0] >= self.params and use[0] not in whole:
@@ -284,24 +361,59 @@ class Stepper:
         else:
             mask = tuple(sorted({p for slot in read if slot < self.params
                                  for p in party_of[slot]}))
-        get = itemgetter(*simple) if simple else (lambda frame: ())
-        if other or parted:
-            def key(frame: Any, states: list[Combatant]) -> Any:
-                places = {id(h): i for i, h in enumerate(states)}
-                return (get(frame), tuple(_keyed(frame[i], places) for i in other),
-                        tuple(_fields(frame[i], names, places) for i, names in parted),
-                        tuple(id(states[i]._values) for i in mask))
-            return key
-        if not mask:
-            return lambda frame, states: get(frame)
-        if len(mask) == 1:
-            first = mask[0]
-            return lambda frame, states: (get(frame), id(states[first]._values))
-        if len(mask) == 2:
-            first, second = mask
-            return lambda frame, states: (get(frame), id(states[first]._values),
-                                          id(states[second]._values))
-        return lambda frame, states: (get(frame), tuple(id(states[i]._values) for i in mask))
+        if not (other or parted):
+            return Place(_key_function(simple, mask), mask, live, asked)
+
+        def values(frame: Any, states: list[Combatant]) -> Any:
+            places = {id(h): i for i, h in enumerate(states)}
+            return (tuple(_keyed(frame[i], places) for i in other),
+                    tuple(_fields(frame[i], names, places) for i, names in parted))
+        return Place(_key_function(simple, mask, values), mask, live, asked)
+
+
+class Plan(list):  # type: ignore[type-arg]
+    """A procedure's `Place`s, by segment, for one question; the segments states go straight
+    on to (`straight`), of which those a step forward goes right into (`direct`: the
+    segments' Python reads them as `_ctx.fused`); those after a roll whose total nothing
+    reads, where states wait (`unread`); what each call asks of its callee, by the segment
+    after it (`asked`), and those after a call nothing of is read (`glance`)."""
+
+    def __init__(self, places: Any) -> None:
+        super().__init__(places)
+        self.keys = [place.key for place in self]
+        self.lives = [place.live for place in self]
+        self.straight: frozenset[int] = frozenset()
+        self.unread: frozenset[int] = frozenset()  # after a roll nothing reads: any total
+        self.direct: frozenset[int] = frozenset()
+        self.asked: dict[int, Call] = {}
+        self.glance: frozenset[int] = frozenset()  # after calls nothing of is read: one path
+
+
+class Place:
+    """How states at one segment are merged, for one question: `key(frame, states)` is what
+    a state there holds that is read on, and which figures each party read on has (their
+    identity: a party's figures are one object per state, memoised)."""
+
+    __slots__ = ("key", "mask", "live", "asked")
+
+    def __init__(self, key: Callable[[Any, list[Combatant]], Any], mask: tuple[int, ...],
+                 live: frozenset[Any], asked: dict[int, Call]) -> None:
+        self.key = key
+        self.mask = mask  # the parties whose figures are read from here on
+        self.live = live  # what is read from here on
+        self.asked = asked  # what each call here asks of its callee, by the segment after it
+
+
+def _key_function(simple: list[int], mask: tuple[int, ...],
+                  values: Callable[[Any, list[Combatant]], Any] | None = None
+                  ) -> Callable[[Any, list[Combatant]], Any]:
+    """A key function written out for its slots and parties (`lambda f, s: (f[7], f[15],
+    id(s[0]._values))`): it runs once per state arriving, so it does no more than that. Its
+    text is made of numbers alone."""
+    parts = [f"f[{i}]" for i in simple] + (["v(f, s)"] if values is not None else []) + \
+        [f"id(s[{p}]._values)" for p in mask]
+    return eval(f"lambda f, s: ({''.join(part + ', ' for part in parts)})",
+                {"v": values, "id": id})
 
 
 def _fields(value: Any, names: tuple[str, ...], places: dict[int, int]) -> Any:
@@ -359,6 +471,89 @@ def _parties_in(values: Any, handles: dict[int, int], found: list[Combatant]) ->
             _parties_in(value.values(), handles, found)
 
 
+def _party_of(stepper: Stepper, frame: list[Any], parties: list[Combatant]
+              ) -> tuple[tuple[int, ...], ...]:
+    """Per parameter, the places among `parties` of the parties it holds."""
+    party_of = []
+    for slot in range(stepper.params):
+        value = frame[slot]
+        kind = type(value)
+        if kind is Combatant:  # the common case: one party
+            for i, party in enumerate(parties):
+                if party is value:
+                    party_of.append((i,))
+                    break
+            else:
+                party_of.append(())
+        elif kind in _SIMPLE:
+            party_of.append(())
+        else:
+            where = {id(h): i for i, h in enumerate(parties)}
+            found: list[Combatant] = []
+            _parties_in((value,), where, found)
+            party_of.append(tuple(where[id(h)] for h in found))
+    return tuple(party_of)
+
+
+def _enter(buckets: list[dict[Any, list[Any]] | None], heap: list[tuple[int, int]], plan: Plan,
+           pc: int, frame: Any, seen: list[Combatant], states: list[Combatant], num: int,
+           den: int, epoch: int, passes: int) -> int:
+    """A state arrives at segment pc (from a call, or a loop's next pass): merged with the one
+    waiting there of the same key (0), or waiting as a new state (1)."""
+    bucket = buckets[pc]
+    if bucket is None:
+        bucket = buckets[pc] = {}
+        heapq.heappush(heap, (epoch, pc))
+    key = plan.keys[pc](frame, states)
+    held = bucket.get(key)
+    if held is None:
+        bucket[key] = [num, den, frame, seen, states, passes]
+        return 1
+    _merge(held, num, den, passes)
+    return 0
+
+
+def _merge(held: list[Any], num: int, den: int, passes: int) -> None:
+    """A state's weight added to the state of the same key waiting (its loop passes, the
+    most of either)."""
+    if held[1] == den:
+        held[0] += num
+    else:
+        _add(held, num, den)
+    if passes > held[5]:
+        held[5] = passes
+
+
+def _spread(bucket: dict[Any, list[Any]], key: Callable[[Any, list[Combatant]], Any],
+            frame: list[Any], slot: int, counts: Counts, fresh: list[Combatant], num: int,
+            den: int, passes: int) -> int:
+    """Each total of a roll into the target's bucket, merged as one state arriving is: the
+    number of new states."""
+    den *= counts.ways
+    new = 0
+    for total, ways in zip(counts.totals, counts.counts):
+        child = list(frame)
+        child[slot] = total
+        k = key(child, fresh)
+        held = bucket.get(k)
+        if held is None:
+            bucket[k] = [num * ways, den, child, fresh, fresh, passes]
+            new += 1
+        else:
+            _merge(held, num * ways, den, passes)
+    return new
+
+
+def _push(straight: list[tuple[Any, ...]], target: int, frame: list[Any], slot: int,
+          counts: Counts, fresh: list[Combatant], num: int, den: int, passes: int) -> None:
+    """Each total of a roll as a state going straight on (played first to last)."""
+    den *= counts.ways
+    for total, ways in zip(reversed(counts.totals), reversed(counts.counts)):
+        child = list(frame)
+        child[slot] = total
+        straight.append((target, num * ways, den, child, fresh, fresh, passes))
+
+
 def _add(held: list[Any], num: int, den: int) -> None:
     """Add num/den to the weight held as [numerator, denominator, ...]."""
     if held[1] == den:
@@ -367,6 +562,22 @@ def _add(held: list[Any], num: int, den: int) -> None:
     both = math.lcm(held[1], den)
     held[0] = held[0] * (both // held[1]) + num * (both // den)
     held[1] = both
+
+
+# Rolls' distributions by the limits they were worked out under, then by the dice object: a
+# rule's dice are constants of its compiled code, the same objects at every roll of every
+# computation (as icepool keeps its dice), and looking them up by value costs a hash of the
+# dice each time. Each entry holds its limits or dice, so that the id is not reused meanwhile.
+_COUNTS: dict[int, tuple[Limits, dict[int, tuple[Dice, Counts]]]] = {}
+
+
+def _known_counts(limits: Limits) -> dict[int, tuple[Dice, Counts]]:
+    entry = _COUNTS.get(id(limits))
+    if entry is None or entry[0] is not limits:
+        if len(_COUNTS) >= 16:
+            _COUNTS.clear()
+        entry = _COUNTS[id(limits)] = (limits, {})
+    return entry[1]
 
 
 # Segments played per procedure, counted when set (tests show that the work is small).
@@ -388,181 +599,298 @@ class Exact:
         self.played = 0  # segments played
         self.calls: dict[Any, list[tuple[int, int, Outcome, tuple[Combatant, ...]]]] = {}
         self.dice: dict[Dice, Counts] = {}
+        self.paths: dict[Any, tuple[Outcome, Any, Any]] = {}  # `one_path`'s, by call
+        self.known = _known_counts(limits)
+        ctx.fused = frozenset()  # the steps straight on of the procedure being played
 
-    def solve(self, stepper: Stepper, frame: tuple[Any, ...], parties: list[Combatant],
+    def solve(self, stepper: Stepper, frame: list[Any], parties: list[Combatant],
               question: Any, finish: Callable[..., None]) -> None:
         """Play `stepper` from `frame` over every roll and call, merging equal states; each
         distinct ending is handed to `finish(outcome, frame, parties, numerator, denominator)`.
 
-        States wait in a heap ordered by (loop passes begun, segment): segments are numbered
-        in the order of the rule text, so every state reaching a segment is merged into it
-        before it is played (a state that comes late is played again: slower, never wrong).
-        A state holds its frame, the handles that frame names (`seen`) and the parties'
-        figures now (`states`); a segment that changes a party plays on fresh handles."""
-        where = {id(h): i for i, h in enumerate(parties)}
-        party_of = []
-        for slot in range(stepper.params):
-            found: list[Combatant] = []
-            _parties_in((frame[slot],), where, found)
-            party_of.append(tuple(where[id(h)] for h in found))
-        plan = stepper.plan(question, tuple(party_of), len(parties))
-        segments = stepper.segments
-        party_slots = stepper.party_slots
-        ctx = self.ctx
-        pending: dict[Any, list[Any]] = {}
-        heap: list[tuple[int, int, int, Any]] = []
+        States wait at their segment, in a bucket per segment (a dict by merge key); buckets
+        are played in the order (loop passes begun, segment): segments are numbered in the
+        order of the rule text, so every state reaching a segment is merged into it before it
+        is played (a state that comes late is played again: slower, never wrong). A state is
+        [numerator, denominator, frame, the handles that frame names (`seen`), the parties'
+        figures now (`states`), loop passes]; a segment that changes a party plays on fresh
+        handles. Where the plan says no state arriving could merge (`Plan.straight`), a state
+        goes straight on, played next from a stack. The loop is written out inline: it runs
+        once per state, and its cost is most of the cost of exact odds."""
+        plan = stepper.plan(question, _party_of(stepper, frame, parties), len(parties))
+        keys, lives, straight_to, unread = plan.keys, plan.lives, plan.straight, plan.unread
+        glance = plan.glance
+        fns, mutating, party_slots = stepper.fns, stepper.mutating, stepper.party_slots
+        loops = stepper.loops
+        ctx, known = self.ctx, self.known
+        count = len(fns)
+        buckets: list[dict[Any, list[Any]] | None] = [None] * count
+        buckets[0] = {keys[0](frame, parties): [1, 1, frame, parties, parties, 0]}
+        heap: list[tuple[int, int]] = [(0, 0)]  # (epoch, segment) of each bucket waiting
         heappush, heappop = heapq.heappush, heapq.heappop
+        straight: list[tuple[Any, ...]] = []  # states going straight on, played next
         # Counted in locals (and kept on self between calls): the whole computation shares
         # the limits, calls included.
-        made, arrived = self.states, self.work
+        made, arrived = self.states + 1, self.work + 1
         made_limit, work_limit = self.limits.odds_states, self.limits.enumeration_work
-        # For refusing early: per segment, the states waiting there, how many have been played
-        # and how many new states those made.
-        waiting, expanded, spawned = ([0] * len(segments) for _ in range(3))
-        source = 0
-
-        def enter(pc: int, frame: Any, seen: list[Combatant], states: list[Combatant],
-                  num: int, den: int, epoch: int, passes: int) -> None:
-            """A state arrives at segment pc: merged with one waiting there, or waits."""
-            nonlocal made, arrived
-            arrived += 1
-            key = (pc, plan[pc][0](frame, states))
-            held = pending.get(key)
-            if held is None:
-                made += 1
-                if made > made_limit or arrived > work_limit:
-                    self.states, self.work = made, arrived
-                    raise self.too_large("odds_states" if made > made_limit else
-                                         "enumeration_work")
-                waiting[pc] += 1
-                spawned[source] += 1
-                pending[key] = [num, den, tuple(frame), seen, states, passes]
-                heappush(heap, (epoch, pc, made, key))
-                return
-            if held[1] == den:
-                held[0] += num
-            else:
-                _add(held, num, den)
-            if passes > held[5]:
-                held[5] = passes
-
-        enter(0, frame, parties, parties, 1, 1, 0, 0)
-        dice_known = self.dice
+        if made > made_limit:
+            raise self.refuse(made, arrived)
+        # For refusing early: per segment, the states played there and the new ones they made.
+        expanded, spawned = [0] * count, [0] * count
         played = 0
+        outer, ctx.fused = ctx.fused, plan.direct
+        ex: Any = ()
         try:
             while heap:
-                epoch, pc, _, key = heappop(heap)
-                num, den, frame, seen, states, passes = pending.pop(key)
-                played += 1
-                waiting[pc] -= 1
-                expanded[pc] += 1
-                if expanded[pc] >= 64 and spawned[pc] > 5000:
-                    # The states played here so far each made this many new ones: the rest
-                    # waiting here will make about as many (fewer, as more merge). Refused when
-                    # even half of that is more than the limit allows.
-                    foreseen = made + spawned[pc] * (waiting[pc] + 1) // expanded[pc]
-                    if foreseen > 2 * made_limit:
-                        self.states, self.work = made, arrived
-                        raise self.too_large("odds_states", foreseen)
-                source = pc
-                segment = segments[pc]
-                if segment.mutates or seen is not states:
-                    fresh = [h.handle() for h in states]
-                    if party_slots and seen:
-                        by_id = {id(old): new for old, new in zip(seen, fresh)}
-                        frame = list(frame)
-                        for slot in party_slots:
-                            frame[slot] = _remap(frame[slot], by_id)
-                    ctx.handles = {id(h) for h in fresh}
-                else:
-                    fresh = states
-                ctx.passes_made = passes
-                ex = segment.fn(ctx, frame)
-                if ex is None:
-                    raise RulecraftError(f"procedure {stepper.name} ended without an outcome",
-                                         stepper.span, stepper.source)
-                kind = ex[0]
-                passes = ctx.passes_made
-                if kind == ROLL:
-                    _, target, frame, slot, dice, span = ex
-                    child = list(frame)
-                    if not isinstance(dice, Dice):  # a roll of a plain number is that number
-                        child[slot] = dice
-                        enter(target, child, fresh, fresh, num, den, epoch, passes)
-                        continue
-                    counts = dice_known.get(dice) or self.counts(dice, span)
-                    if slot not in plan[target][1]:  # nothing reads it: one state, any total
-                        child[slot] = counts.totals[0]
-                        enter(target, child, fresh, fresh, num, den, epoch, passes)
-                        continue
-                    den *= counts.ways
-                    for total, ways in zip(counts.totals, counts.counts):
-                        child[slot] = total
-                        enter(target, child, fresh, fresh, num * ways, den, epoch, passes)
-                elif kind == GOTO or kind == BACK:
-                    enter(ex[1], ex[2], fresh, fresh, num, den, epoch + (kind == BACK), passes)
-                elif kind == CALL:
-                    _, target, frame, slot, name, args, span = ex
-                    child = list(frame)
-                    question = plan[pc][2][target]
-                    if not question.fields and not question.parties:
-                        # Nothing of the call is read after it: its endings, whatever they
-                        # are, add up to this one state (holding one of them: a real path's).
-                        child[slot] = self.one_path(stepper.callees[name], args, fresh)
-                        enter(target, child, fresh, fresh, num, den, epoch, passes)
-                        continue
-                    self.states, self.work = made, arrived
-                    answers = self.call(stepper.callees[name], question, args, fresh)
-                    made, arrived = self.states, self.work
-                    for cnum, cden, outcome, after in answers:
-                        child[slot] = outcome
-                        enter(target, child, fresh, after, num * cnum, den * cden, epoch,
-                              passes)
-                else:
-                    finish(ex[1], ex[2], fresh, num, den)
+                epoch, first = heappop(heap)
+                bucket, buckets[first] = buckets[first], None
+                size = left = len(bucket)  # type: ignore[arg-type]
+                before = made
+                for num, den, frame, seen, states, passes in bucket.values():  # type: ignore[union-attr]
+                    if not left & 63:
+                        self.foresee(expanded[first] + size - left, spawned[first] + made - before,
+                                     left, made, arrived)
+                    left -= 1
+                    played += 1
+                    pc = first
+                    while True:  # this state, then those going straight on from it
+                        if pc in mutating or seen is not states:
+                            fresh, frame = self.fresh(states, seen, party_slots, frame)
+                        else:
+                            fresh = states
+                        if loops:
+                            ctx.passes_made = passes
+                            ex = fns[pc](ctx, frame)
+                            passes = ctx.passes_made
+                        else:
+                            ex = fns[pc](ctx, frame)
+                        kind, target = ex[0], ex[1]  # a TypeError if no outcome: see below
+                        if kind == ROLL:
+                            child = ex[2]
+                            if target in unread:  # one state, holding any of the totals
+                                arrived += 1
+                                bucket = buckets[target]
+                                if bucket is None:
+                                    bucket = buckets[target] = {}
+                                    heappush(heap, (epoch, target))
+                                key = keys[target](child, fresh)  # reads no total
+                                held = bucket.get(key)
+                                if held is None:  # the frame is this state's alone
+                                    child[ex[3]] = self.any_total(ex[4], ex[5])
+                                    bucket[key] = [num, den, child, fresh, fresh, passes]
+                                    made += 1
+                                    if made > made_limit or arrived > work_limit:
+                                        raise self.refuse(made, arrived)
+                                elif held[1] == den:
+                                    held[0] += num
+                                    if loops and passes > held[5]:
+                                        held[5] = passes
+                                else:
+                                    _merge(held, num, den, passes)
+                                target = -1
+                            else:
+                                dice, slot = ex[4], ex[3]
+                                hit = known.get(id(dice))
+                                counts = hit[1] if hit is not None and hit[0] is dice else \
+                                    self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
+                                if counts is None or slot not in lives[target]:
+                                    # A plain number (that number), or a total nobody reads.
+                                    child[slot] = dice if counts is None else counts.totals[0]
+                                else:  # a state per total
+                                    n = len(counts.totals)
+                                    arrived += n
+                                    # Straight on only from a lone state (the first, one
+                                    # merged from many) as it waited: many states' totals
+                                    # wait, to be merged, and refused early if too many.
+                                    if size == 1 and pc == first and target in straight_to:
+                                        _push(straight, target, child, slot, counts, fresh, num,
+                                              den, passes)
+                                        made += n
+                                        played += n
+                                    else:
+                                        bucket = buckets[target]
+                                        if bucket is None:
+                                            bucket = buckets[target] = {}
+                                            heappush(heap, (epoch, target))
+                                        made += _spread(bucket, keys[target], child, slot,
+                                                        counts, fresh, num, den, passes)
+                                    if made > made_limit or arrived > work_limit:
+                                        raise self.refuse(made, arrived)
+                                    target = -1
+                        elif kind == GOTO:
+                            child = ex[2]
+                        elif kind == CALL and target in glance:
+                            # Nothing of the call is read after it: its endings, whatever
+                            # they are, add up to this one state (holding one of them).
+                            child = ex[2]
+                            child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh)
+                        elif kind == CALL:
+                            self.states, self.work = made, arrived
+                            answers = self.called(stepper, plan.asked, ex, fresh)
+                            made, arrived = self.states, self.work
+                            for cnum, cden, child, after in answers:
+                                arrived += 1
+                                made += _enter(buckets, heap, plan, target, child, fresh, after,
+                                               num * cnum, den * cden, epoch, passes)
+                            if made > made_limit or arrived > work_limit:
+                                raise self.refuse(made, arrived)
+                            target = -1
+                        elif kind == BACK:
+                            arrived += 1
+                            made += _enter(buckets, heap, plan, target, ex[2], fresh, fresh, num,
+                                           den, epoch + 1, passes)
+                            if made > made_limit or arrived > work_limit:
+                                raise self.refuse(made, arrived)
+                            target = -1
+                        else:
+                            finish(target, ex[2], fresh, num, den)
+                            target = -1
+                        if target >= 0:  # one state arrives
+                            arrived += 1
+                            if target in straight_to:
+                                made += 1
+                                played += 1
+                                straight.append((target, num, den, child, fresh, fresh, passes))
+                                if made > made_limit or arrived > work_limit:
+                                    raise self.refuse(made, arrived)
+                            else:
+                                bucket = buckets[target]
+                                if bucket is None:
+                                    bucket = buckets[target] = {}
+                                    heappush(heap, (epoch, target))
+                                key = keys[target](child, fresh)
+                                held = bucket.get(key)
+                                if held is None:
+                                    bucket[key] = [num, den, child, fresh, fresh, passes]
+                                    made += 1
+                                    if made > made_limit or arrived > work_limit:
+                                        raise self.refuse(made, arrived)
+                                elif held[1] == den:
+                                    held[0] += num
+                                    if loops and passes > held[5]:
+                                        held[5] = passes
+                                else:
+                                    _merge(held, num, den, passes)
+                        if not straight:
+                            break
+                        pc, num, den, frame, seen, states, passes = straight.pop()
+                expanded[first] += size
+                spawned[first] += made - before
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
+            if ex is None:
+                raise RulecraftError(f"procedure {stepper.name} ended without an outcome",
+                                     stepper.span, stepper.source) from None
             what = calculation_message(err) if not isinstance(err, TypeError) else (
                 "a value used here is none (a name set in only some branches of an `if` is "
                 "none in the others)")
             raise CalculationError(f"{what}: in procedure {stepper.name}", stepper.span,
                                    stepper.source) from None
         finally:
+            ctx.fused = outer
             self.played += played
             if TALLY is not None:
                 TALLY[stepper.name] += played
         self.states, self.work = made, arrived
 
+    def foresee(self, done: int, new: int, left: int, made: int, arrived: int) -> None:
+        """Refuse early: the states played at a segment so far (`done`) each made this many
+        new ones (`new` in all), and the `left` still waiting there will make about as many
+        (fewer, as more merge). Refused when even half of that is more than the limit allows."""
+        if done >= 64 and new > 5000:
+            foreseen = made + new * left // done
+            if foreseen > 2 * self.limits.odds_states:
+                self.states, self.work = made, arrived
+                raise self.too_large("odds_states", foreseen)
+
+    def fresh(self, states: list[Combatant], seen: list[Combatant], party_slots: tuple[int, ...],
+              frame: Any) -> tuple[list[Combatant], Any]:
+        """New handles of the parties' figures, for a segment that changes a party or a state
+        whose figures a call changed, and the frame naming them; the run may change them."""
+        fresh = [h.handle() for h in states]
+        if party_slots and seen:
+            by_id = {id(old): h for old, h in zip(seen, fresh)}
+            frame = list(frame)
+            for slot in party_slots:
+                value = frame[slot]
+                if type(value) is Combatant:
+                    frame[slot] = by_id.get(id(value), value)
+                elif value is not None:
+                    frame[slot] = _remap(value, by_id)
+        self.ctx.handles = {id(h) for h in fresh}
+        return fresh, frame
+
+    def refuse(self, made: int, arrived: int) -> TooLarge:
+        """The error of a computation past its limits (the counts kept on self)."""
+        self.states, self.work = made, arrived
+        return self.too_large("odds_states" if made > self.limits.odds_states else
+                              "enumeration_work")
+
+    def called(self, stepper: Stepper, asked: dict[int, Call], ex: tuple[Any, ...],
+               fresh: list[Combatant]) -> list[tuple[int, int, list[Any], list[Combatant]]]:
+        """The frames a call goes on with (its outcome in its slot), each with its weight and
+        the parties' figures after it."""
+        _, target, frame, slot, name, args, _ = ex
+        question = asked[target]
+        callee = stepper.callees[name]
+        out = []
+        for cnum, cden, outcome, after in self.call(callee, question, args, fresh):
+            child = list(frame)
+            child[slot] = outcome
+            out.append((cnum, cden, child, after))
+        return out
+
+    def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]) -> Outcome:
+        """The outcome of one path of a call nothing of is read after (`one_path`), worked
+        out once for the same arguments and parties' figures. Arguments are told apart by
+        identity: the memo holds them, so that no id is reused meanwhile."""
+        memo = (callee.name, tuple(map(id, args)), tuple(map(id, map(_FIGURES, fresh))))
+        held = self.paths.get(memo)
+        if held is None:
+            held = self.paths[memo] = (self.one_path(callee, args, fresh), args, fresh)
+        return held[0]
+
     def one_path(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]
                  ) -> Outcome:
         """The outcome of one path of a call (each roll's first total, each call's first
         path), played on copies of the parties: what a state holds where a call's outcome is
-        not read, so that what is done with it anyway is done with a real one."""
+        not read, so that what is done with it anyway is done with a real one. One path
+        merges with nothing: every step forward goes straight into the next segment."""
         copies = {id(h): h.handle() for h in fresh}
-        frame: Any = callee.frame(tuple(_remap(a, copies) for a in args))
-        passes, handles = self.ctx.passes_made, self.ctx.handles
-        self.ctx.handles = {id(h) for h in copies.values()}
+        frame: Any = [copies.get(id(a), a) if type(a) is Combatant else _remap(a, copies)
+                      for a in args]
+        frame += [None] * (len(callee.slots) - len(frame))
+        ctx = self.ctx
+        saved = ctx.passes_made, ctx.handles, ctx.fused
+        ctx.handles = {id(h) for h in copies.values()}
+        ctx.fused = callee.everywhere
         pc = 0
         try:
             while True:
-                ex = callee.segments[pc].fn(self.ctx, frame)
+                ex = callee.fns[pc](ctx, frame)
                 if ex is None or ex[0] == FINISH:
                     return ex[1] if ex is not None else None  # type: ignore[no-any-return]
-                frame = list(ex[2])
+                frame = ex[2]
                 if ex[0] == ROLL:
-                    dice = ex[4]
-                    frame[ex[3]] = self.counts(dice, ex[5]).totals[0] \
-                        if isinstance(dice, Dice) else dice
+                    frame[ex[3]] = self.any_total(ex[4], ex[5])
                 elif ex[0] == CALL:
-                    inner = {id(h): h for h in copies.values()}
                     frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
-                                                 list(inner.values()))
+                                                 list(copies.values()))
                 pc = ex[1]
         finally:
-            self.ctx.passes_made, self.ctx.handles = passes, handles
+            ctx.passes_made, ctx.handles, ctx.fused = saved
+
+    def any_total(self, dice: Any, span: Span | None) -> Any:
+        """What a roll nothing reads gives a state: a real total (its lowest), or the number
+        rolled where the roll is of a plain number."""
+        return self.counts(dice, span).totals[0] if isinstance(dice, Dice) else dice
 
     def counts(self, dice: Dice, span: Span | None) -> Counts:
+        """A roll's distribution, by the dice object (`_COUNTS`), else by value."""
+        hit = self.known.get(id(dice))
+        if hit is not None and hit[0] is dice:
+            return hit[1]
         found = self.dice.get(dice)
         if found is None:
             try:
@@ -570,6 +898,9 @@ class Exact:
             except DiceError as err:
                 raise DiceError(err.message, span, self.ctx.source) from None
             self.dice[dice] = found
+        if len(self.known) >= 256:
+            self.known.clear()
+        self.known[id(dice)] = (dice, found)
         return found
 
     def call(self, callee: Stepper, question: Call, args: tuple[Any, ...],
@@ -600,7 +931,7 @@ class Exact:
             out.append((cnum, cden, outcome, states))
         return out
 
-    def outcomes(self, stepper: Stepper, question: Call, frame: tuple[Any, ...],
+    def outcomes(self, stepper: Stepper, question: Call, frame: list[Any],
                  parties: list[Combatant], kept: list[int]
                  ) -> list[tuple[int, int, Outcome, tuple[Combatant, ...]]]:
         """Every way a called procedure ends that its caller can tell apart: weight, outcome,

@@ -38,44 +38,101 @@ class Fight:
         """A fighter as the log names it: as given (a file's name), else by its own `name`."""
         return self.names.get(id(fighter)) or who(fighter)
 
+    def standing(self) -> list[Combatant]:
+        """The fighters still in the fight at its end: those no step stopped."""
+        stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop" and e["party"]}
+        return [f for f in self.fighters if id(f) not in stopped]
+
+    def conditions(self, fighter: Combatant) -> list[str]:
+        """The lasting conditions a fighter is under at the end (given and not ended or run
+        out)."""
+        held: dict[Any, Any] = {}
+        for e in self.events:
+            if e["party"] is fighter and e["kind"] == "give":
+                held[e["value"]] = e["until"]
+            elif e["party"] is fighter and e["kind"] == "end":
+                held.pop(e["value"], None)
+        end = self.result.outcome.get("time", 0)
+        return [display(c) for c, until in held.items() if until is None or until > end]
+
     def log(self) -> str:
-        """One line per event (time, who, what), then how it ended and each fighter's state."""
-        lines = [_line(e, self.clock, self.name) for e in self.events]
-        lines.append(f"ended: {self.result.outcome.name} "
-                     + ", ".join(f"{k} {display(v)}" for k, v in self.result.outcome.items()))
+        """One line per event (time, who, what, dice, result), then how it ended, who is still
+        standing and each fighter's state."""
+        lines = []
+        shown: dict[str, Any] = {}  # a value's last shown figure: an unchanged one is not news
+        # The encounter's own state: the values it sets before the first turn (a turn's own
+        # working values are not news).
+        first_turn = next((i for i, e in enumerate(self.events) if e["kind"] == "turn"),
+                          len(self.events))
+        shown["state"] = {e["name"] for e in self.events[:first_turn] if e["kind"] == "let"}
+        for event in self.events:
+            line = _line(event, self.name, shown)
+            if line is not None:
+                lines.append(f"{display(event['time']):>6} {self.name_of(event['who']):<12} {line}")
+        outcome = self.result.outcome
+        lines.append(f"ended: {outcome.name} " + ", ".join(
+            f"{k} {display(v)}" for k, v in outcome.items()) + f" ({self.clock})")
+        lines.append("still standing: " + (", ".join(self.name(f) for f in self.standing())
+                                           or "nobody"))
         for fighter in self.fighters:
             state = [f"{f.name} {display(fighter[f.name])}" for f in fighter.model.fields
                      if f.role == "state"]
-            lines.append(f"{self.name(fighter)}: " + ", ".join(state))
+            under = self.conditions(fighter)
+            lines.append(f"{self.name(fighter)}: " + ", ".join(state)
+                         + (f"; under: {', '.join(under)}" if under else ""))
         return "\n".join(lines)
 
+    def name_of(self, fighter: Any) -> str:
+        return self.name(fighter) if isinstance(fighter, Combatant) else ""
+
     def as_json(self) -> dict[str, Any]:
+        def named(value: Any) -> Any:
+            return self.name(value) if isinstance(value, Combatant) else jsonable(value)
         return {"outcome": self.result.outcome.as_json(), "clock": self.clock,
-                "events": [dict(e, value=self.name(e["value"]) if isinstance(e["value"], Combatant)
-                                else jsonable(e["value"])) for e in self.events],
-                "fighters": [{"name": self.name(f), **jsonable(f.as_dict())}
-                             for f in self.fighters]}
+                "events": [{k: named(v) for k, v in e.items() if k != "until"}
+                           for e in self.events],
+                "standing": [self.name(f) for f in self.standing()],
+                "fighters": [{"name": self.name(f), **jsonable(f.as_dict()),
+                              "conditions": self.conditions(f)} for f in self.fighters]}
 
 
 def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | None = None,
           seed: int | None = None, dice: Sequence[int] | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
           names: Sequence[str] | None = None, policy: str | None = None,
-          settings: Mapping[str, Any] | None = None) -> Fight:
+          settings: Mapping[str, Any] | None = None, until: Any = None) -> Fight:
     """Play an encounter of `rulebook` (its first, unless named) with these fighters; `names`
-    (one per fighter, such as their files' names) is how the log calls them."""
+    (one per fighter, such as their files' names) is how the log calls them. `until`: a number
+    plays the fight only so long on its clock (it ends `capped` there); a name is handed to the
+    encounter's own `until` parameter (Ringing Steel's duel: "out" or "dead")."""
     chosen = _encounter(rulebook, encounter)
     fighters = list(fighters)
     arguments = _arguments(chosen, fighters)
     arguments.update(settings or {})  # the encounter's other parameters (`apart=4`)
+    arguments.update(until_arguments(chosen, until))
     if policy is not None:
         arguments["policy"] = policy
     result = chosen.run(dice=dice, seed=None if dice is not None else seed, choices=choices,
                         limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
     finals = _finals(result, chosen)
-    called = dict(zip((id(f) for f in finals), names or ()))
-    return Fight(result, tuple(_events(result)), tuple(finals), clock, called)
+    # Unnamed fighters are called by the parameters they were given to (`first`, `second`).
+    given = list(names or ()) or [p.name for p in chosen.params
+                                  if p.type.kind == "combatant"][:len(finals)]
+    called = {id(f): n for f, n in zip(finals, given) if n}
+    return Fight(result, tuple(_events(result, finals)), tuple(finals), clock, called)
+
+
+def until_arguments(encounter: Procedure, until: Any) -> dict[str, Any]:
+    """`--until`: a time limit (a number) or the encounter's own `until` (a name)."""
+    if until is None:
+        return {}
+    if isinstance(until, (int, float)) and not isinstance(until, bool):
+        return {"time_limit": until}
+    if not any(p.name == "until" for p in encounter.params):
+        raise RangeError(f"encounter {encounter.name} has no `until` parameter: give a time "
+                         f"instead (a number of {encounter.clock})")
+    return {"until": until}
 
 
 def encounters(rulebook: Rulebook) -> list[str]:
@@ -113,18 +170,54 @@ def _arguments(encounter: Procedure, fighters: list[Combatant]) -> dict[str, Any
     return {p.name: f for p, f in zip(params, fighters)}
 
 
-def _events(result: Result) -> list[dict[str, Any]]:
-    """The encounter's own steps (not those inside the procedures it calls), with the time."""
+def _events(result: Result, fighters: list[Combatant]) -> list[dict[str, Any]]:
+    """The encounter's own steps, the calls it makes with their dice and outcome, and every
+    effect on time (a delay made inside a called blow too); each with the time, the party
+    whose turn it is (`who`) and the party it concerns (`party`)."""
     now: Any = 0
-    events = []
+    events: list[dict[str, Any]] = []
+    parties: dict[str, Any] = {}  # the encounter's names for fighters, as they stand now
+    turn: Any = None
+    call: dict[str, Any] | None = None
     for entry in result.trace:
-        if entry.kind == "turn":  # detail: "at 12 tenths"
+        if entry.kind in ("turn", "tick"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
-        if entry.depth or entry.kind in ("branch",):
+            turn = entry.value if entry.kind == "turn" else None
+        if entry.depth == 0 and isinstance(entry.value, Combatant):
+            parties[entry.name] = entry.value
+        if call is not None and entry.depth == 1 and entry.kind == "roll":
+            call["dice"].append({"name": entry.name, "value": entry.value,
+                                 "dice": str(entry.detail[0]) if entry.detail else ""})
+        if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen")):
             continue
-        events.append({"time": now, "kind": entry.kind, "name": entry.name,
-                       "value": entry.value, "detail": entry.detail, "line": entry.line})
+        event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
+                 "value": entry.value, "detail": entry.detail, "line": entry.line,
+                 "party": _party(entry, parties)}
+        if entry.kind == "give":
+            event["until"] = _until(entry.detail)
+        if entry.kind == "call":
+            call = event
+            event["dice"] = []
+        elif entry.kind == "return" and call is not None:
+            call["value"], call["procedure"], call = entry.value, call["value"], None
+            continue
+        events.append(event)
     return events
+
+
+def _party(entry: Any, parties: dict[str, Any]) -> Any:
+    """The combatant a step concerns: named in its detail, else by the encounter's label."""
+    found = getattr(entry.detail, "party", None)
+    if found is not None or entry.kind not in ("give", "end", "act", "delay", "lengthen",
+                                               "stop"):
+        return found
+    return parties.get(entry.name)
+
+
+def _until(detail: str) -> Any:
+    """A condition's end, from its trace detail ("until 12", "until ended")."""
+    word = detail.split()[-1] if detail else "ended"
+    return None if word == "ended" else _time(word)
 
 
 def _time(text: str) -> Any:
@@ -134,16 +227,58 @@ def _time(text: str) -> Any:
         return float(text)
 
 
-def _line(event: dict[str, Any], clock: str, name: Any) -> str:
-    value = event["value"]
-    shown = name(value) if isinstance(value, Combatant) else display(value)
-    said = f" = {shown}" if value is not None else ""
-    detail = f" ({event['detail']})" if event["detail"] and event["kind"] != "turn" else ""
-    return f"{display(event['time']):>5} {clock:<8} {event['kind']:<7} {event['name']}{said}{detail}"
+def _line(event: dict[str, Any], name: Any, shown: dict[str, Any]) -> str | None:
+    """An event as the log prints it, or None for one that is not news (a loop's item, a value
+    unchanged, a condition ended that was not held)."""
+    kind, value = event["kind"], event["value"]
+    party = name(event["party"]) if isinstance(event["party"], Combatant) else event["name"]
+    if kind == "call":
+        dice = ", ".join(f"{d['name']} {display(d['value'])}" for d in event["dice"])
+        rolled = {d["name"] for d in event["dice"]}
+        values = ", ".join(f"{k} {display(v)}" for k, v in value.items()
+                           if v is not None and k not in rolled)
+        return (f"{event['name']} = {event['procedure']}: {value.name}"
+                + (f" | dice: {dice}" if dice else "") + (f" | {values}" if values else ""))
+    if kind == "give":
+        held = shown.setdefault(f"held {id(event['party'])}", set())
+        held.add(value)
+        return f"{party} is {display(value)} ({event['detail']})"
+    if kind == "end":
+        held = shown.setdefault(f"held {id(event['party'])}", set())
+        if value not in held:
+            return None
+        held.discard(value)
+        return f"{party} is no longer {display(value)}"
+    if kind == "act":
+        extra = event["detail"].partition(", ")[2]
+        return f"{party}'s action completes at {display(value)}" + (f" ({extra})" if extra else "")
+    if kind in ("delay", "lengthen"):
+        if value == 0:
+            return None
+        if event["detail"] == "no action under way":
+            return f"{party} has no action under way to lengthen by {display(value)}"
+        return f"{party}'s action +{display(value)} ({event['detail']})"
+    if kind == "stop":
+        return f"{party} takes no more turns"
+    if kind == "tick":
+        return f"the clock ticks (every {display(value)})"
+    if kind in ("let", "choose", "roll"):
+        if isinstance(value, Combatant) or (kind == "let" and (
+                event["name"] not in shown["state"] or shown.get(event["name"], _NEW) == value)):
+            return None
+        shown[event["name"]] = value
+        detail = f" ({event['detail']})" if kind == "choose" and event["detail"] else ""
+        return f"{event['name']} = {display(value)}{detail}"
+    if kind == "set" or kind == "change":
+        return f"{event['name']} = {display(value)}"
+    return None
+
+
+_NEW = object()
 
 
 def _finals(result: Result, encounter: Procedure) -> list[Combatant]:
     return [c for c in result.combatants.values() if isinstance(c, Combatant)]
 
 
-__all__ = ["Fight", "encounters", "fight"]
+__all__ = ["Fight", "encounters", "fight", "until_arguments"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -17,8 +18,60 @@ from .limits import Limits
 from .tables import CellExpression, Record, Table
 
 
+class _Budget(threading.local):
+    """The items gone over so far by the evaluation under way in this thread, if one is."""
+
+    open = False
+    items = 0
+
+
 def make_helpers(source: str) -> dict[str, Any]:
     """The names generated code may use, bound to the rule file's text for error carets."""
+
+    budget = _Budget()
+
+    def _evaluation(work: Callable[[], Any]) -> Any:
+        """An expression with aggregates in it, worked out on a fresh `aggregate_items` budget;
+        inside another evaluation (a formula or table expression an aggregate calls) it spends
+        that one's, so nesting cannot multiply the work."""
+        if budget.open:
+            return work()
+        budget.open, budget.items = True, 0
+        try:
+            return work()
+        finally:
+            budget.open = False
+
+    def _spend(count: int, span: Span, limit: int) -> None:
+        """`count` items about to be gone over, within `aggregate_items` for the evaluation."""
+        spent = budget.items + count if budget.open else count
+        if spent > limit:
+            raise RangeError(f"working this out would go over more than {limit} items of lists "
+                             f"and ranges in all {Limits.hint('aggregate_items')}", span, source)
+        if budget.open:
+            budget.items = spent
+
+    def _items(items: Any, span: Span, limit: int) -> Any:
+        """The collection an aggregate goes over, its items spent from the budget first."""
+        _spend(len(items), span, limit)
+        return items
+
+    def _member(value: Any, items: Any, span: Span, limit: int) -> bool:
+        """`x in c`: a list is looked through item by item (a map's keys are not)."""
+        if type(items) is tuple:
+            _spend(len(items), span, limit)
+        return value in items
+
+    def _count(items: Any, value: Any, span: Span, limit: int) -> int:
+        """`count(c, value)`: how many items of c equal value, looked through one by one."""
+        _spend(len(items), span, limit)
+        return sum(1 for x in items if x == value)
+
+    def _flatten(mapping: Mapping[Any, tuple[Any, ...]], span: Span,
+                 limit: int) -> tuple[Any, ...]:
+        """Every item of a map of lists (all injuries, whatever the area)."""
+        _spend(sum(len(items) for items in mapping.values()), span, limit)
+        return tuple(item for items in mapping.values() for item in items)
 
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
         if isinstance(mapping, Record):
@@ -81,12 +134,14 @@ def make_helpers(source: str) -> dict[str, Any]:
         raise RangeError(f"this needs {_KINDS[kind]}, but the value here is {describe(value)}",
                          span, source)
 
-    def _joined(left: tuple[Any, ...], right: tuple[Any, ...], span: Span, limit: int) -> Any:
+    def _joined(left: tuple[Any, ...], right: tuple[Any, ...], span: Span, limit: int,
+                items_limit: int) -> Any:
         """`effects + [e]`: a list grown step by step stays within `list_items` (each step's
         list is kept in the trace, so a long one costs its length squared)."""
         if len(left) + len(right) > limit:
             raise RangeError(f"this list would hold {len(left) + len(right)} items, more than "
                              f"{limit} {Limits.hint('list_items')}", span, source)
+        _spend(len(left) + len(right), span, items_limit)
         return left + right
 
     def _present(value: Any, span: Span, label: str) -> Any:
@@ -126,8 +181,8 @@ def make_helpers(source: str) -> dict[str, Any]:
                              f"one of: {', '.join(sorted(fields))})", span, source)
         raise RangeError(f"{describe(combatant)} has no field {display_key(name)}", span, source)
 
-    def _range(low: Any, high: Any, span: Span, limit: int) -> tuple[int, ...]:
-        """`1..6`: the whole numbers from low to high (none when high is below low)."""
+    def _ends(low: Any, high: Any, span: Span, limit: int) -> tuple[int, int]:
+        """A range's first and last numbers, checked: whole, and at most `key_span` apart."""
         if not (_whole(low) and _whole(high)):
             raise RangeError(f"a range runs between whole numbers, not from {describe(low)} to "
                              f"{describe(high)}", span, source)
@@ -135,7 +190,24 @@ def make_helpers(source: str) -> dict[str, Any]:
         if high - low + 1 > limit:
             raise RangeError(f"the range {low}..{high} holds {high - low + 1} numbers; a range "
                              f"may hold at most {limit} {Limits.hint('key_span')}", span, source)
+        return low, high
+
+    def _range(low: Any, high: Any, span: Span, limit: int, items_limit: int) -> tuple[int, ...]:
+        """`1..6` as a value: the whole numbers from low to high (none when high is below low)."""
+        low, high = _ends(low, high, span, limit)
+        _spend(max(0, high - low + 1), span, items_limit)
         return tuple(range(low, high + 1))
+
+    def _numbers(low: Any, high: Any, span: Span, limit: int) -> range:
+        """`for x in 1..6`: the numbers one at a time, never held as a list."""
+        low, high = _ends(low, high, span, limit)
+        return range(low, high + 1)
+
+    def _in_range(value: Any, low: Any, high: Any, span: Span, limit: int) -> bool:
+        """`x in 1..6`: two comparisons, the range never built; true of what the list would
+        hold (a whole number, 2 or 2.0, from low to high)."""
+        low, high = _ends(low, high, span, limit)
+        return _whole(value) and low <= value <= high
 
     def _best(pairs: list[tuple[Any, Any]], least: bool, span: Span) -> Any:
         """argmin/argmax: the item of the least or greatest key; of equal keys, the first."""
@@ -203,13 +275,18 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_minimum": lambda roll, limits, span: _figure("minimum", roll, limits, span),
         "_mean": lambda roll, limits, span: _figure("mean", roll, limits, span),
         "_range": _range,
+        "_numbers": _numbers,
+        "_in_range": _in_range,
+        "_evaluation": _evaluation,
+        "_items": _items,
+        "_member": _member,
         "_best": _best,
         "_sort": _sort,
         "_stat": _stat,
         "_cell": _cell,
         "_given": _given,
         "_given_field": _given_field,
-        "_count": lambda items, value: sum(1 for x in items if x == value),
+        "_count": _count,
         "_flatten": _flatten,
         "_aggregate": _aggregate,
         "_item": _item,
@@ -265,11 +342,6 @@ def _key(pair: tuple[Any, Any]) -> Any:
 def _whole(value: Any) -> bool:
     return type(value) is int or (type(value) is Decimal and value.is_finite()
                                   and value == value.to_integral_value())
-
-
-def _flatten(mapping: Mapping[Any, Iterable[Any]]) -> tuple[Any, ...]:
-    """Every item of a map of lists (all injuries, whatever the area)."""
-    return tuple(item for items in mapping.values() for item in items)
 
 
 _KINDS = {"num": "a number", "int": "a whole number", "bool": "yes or no", "name": "a name",

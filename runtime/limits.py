@@ -38,6 +38,9 @@ class Limits:
     # -- playing -----------------------------------------------------------------------------
     loop_passes: int = attrs.field(default=100_000, validator=_positive)  # for/repeat, one run
     list_items: int = attrs.field(default=10_000, validator=_positive)  # a list a rule joins
+    # items gone over in one evaluation, by aggregates however nested (formulas they call
+    # too): five passes over the largest range; a shipped rule goes over at most 32
+    aggregate_items: int = attrs.field(default=5_000_000, validator=_positive)
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk
     odds_states: int = attrs.field(default=100_000, validator=_positive)  # distinct states

@@ -73,6 +73,23 @@ def _handles(value: Any, made: dict[int, Combatant]) -> Any:
     return value
 
 
+def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`Procedure._quick`: the arguments with the defaults in place and a gap for each
+    combatant, and each combatant's (place, name, model); () unless every parameter is a
+    combatant without a default or another with a plain default (a list or map is copied for
+    a run)."""
+    template: list[Any] = []
+    combatants: list[tuple[int, str, str]] = []
+    for at, p in enumerate(params):
+        if p.type.kind == "combatant" and not p.has_default:
+            combatants.append((at, p.name, p.type.text))
+        elif p.type.kind == "combatant" or not p.has_default or \
+                type(p.default) in (dict, tuple, list):
+            return ()
+        template.append(p.default)
+    return (tuple(template), tuple(combatants)) if combatants else ()
+
+
 @attrs.frozen
 class Step:
     """A procedure step as written: kind, text, where, comments, and nested blocks for `if`."""
@@ -96,6 +113,7 @@ class Procedure:
     comments: tuple[str, ...] = ()
     choice_names: tuple[str, ...] = ()
     source: str | None = attrs.field(default=None, repr=False)
+    # The generated `p_NAME(_ctx, …)`: the run context, then the arguments in parameter order.
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
     clock: str | None = None  # an encounter's clock ("tenths", "rounds"); None for a procedure
@@ -104,6 +122,9 @@ class Procedure:
     # `steppers` writes them all; compiling does not wait for it.
     steppers: Callable[[], None] | None = attrs.field(default=None, repr=False)
     _stepper: Stepper | None = attrs.field(default=None, repr=False, init=False)
+    # How `run` plays the common call on its quick path (`_fighters`), worked out at the first
+    # run: see `_quick_plan`.
+    _quick: tuple[Any, ...] | None = attrs.field(default=None, repr=False, init=False)
 
     @property
     def stepper(self) -> Stepper | None:
@@ -127,7 +148,8 @@ class Procedure:
         """Play the procedure once. `dice`: a list of results (one per die) or a dice source;
         `seed`: a whole number for reproducible dice; `limits`: the caps on what a roll may ask."""
         source: DiceSource
-        _check_limits(limits)
+        if limits is not DEFAULT_LIMITS:
+            _check_limits(limits)
         if dice is not None and seed is not None:
             raise RangeError("give either dice (scripted results) or a seed, not both")
         if dice is None:
@@ -139,6 +161,10 @@ class Procedure:
         else:
             raise RangeError("dice are a list of results, one per die (such as [17, 4]), "
                              f"or a dice source, not {type(dice).__name__}")
+        if not choices:
+            fighters = self._fighters(args)
+            if fighters is not None:
+                return self._start(source, {}, *fighters)
         arguments, picked = self._arguments(args, choices)
         return self._play(source, arguments, picked)
 
@@ -331,6 +357,13 @@ class Procedure:
                                      self.span, self.source)
                 picked["policy"] = value
                 continue
+            if key == "time_limit" and self.clock is not None:  # an encounter's run option
+                if value is not None and (isinstance(value, bool) or not isinstance(
+                        value, (int, float)) or value <= 0):
+                    raise RangeError(f"a time limit is a number of {self.clock} greater than 0, "
+                                     f"not {value!r}", self.span, self.source)
+                picked["time_limit"] = value
+                continue
             if key in self.choice_names:
                 picked[key] = value
                 continue
@@ -357,11 +390,35 @@ class Procedure:
             else:
                 raise RangeError(f"procedure {self.name} needs {p.name}", p.span, self.source)
         for name in picked:
-            if name not in self.choice_names and name != "policy":
+            if name not in self.choice_names and name not in ("policy", "time_limit"):
                 raise RangeError(f"procedure {self.name} has no choice {name!r} "
                                  f"(its choices: {', '.join(self.choice_names) or 'none'})",
                                  self.span, self.source)
         return arguments, picked
+
+    def _fighters(self, args: dict[str, Any]) -> tuple[list[Any], dict[str, Combatant],
+                                                       set[int]] | None:
+        """A run's handles, made in the pass that checks the arguments, when the combatants
+        are given, each of its model, and every other parameter is left to its default (a blow
+        between two fighters); else None, and the general path checks the arguments and says
+        what is wrong."""
+        if self._quick is None:
+            self._quick = _quick_plan(self.params)
+        if not self._quick:
+            return None
+        template, combatants = self._quick
+        # Each combatant is found below, so nothing else is given; one given twice (one handle
+        # for both) is left to the general path.
+        if len(args) != len(combatants) or len(set(map(id, args.values()))) != len(args):
+            return None
+        handed = list(template)  # in the order of the parameters
+        named: dict[str, Combatant] = {}
+        for at, name, model in combatants:
+            value = args.get(name)
+            if type(value) is not Combatant or value.model.name != model:
+                return None
+            handed[at] = named[name] = value.handle()
+        return handed, named, set(map(id, named.values()))
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any],
               traced: bool = True) -> Result:
@@ -373,12 +430,18 @@ class Procedure:
             if type(v) is tuple:
                 parties.update((f"{k}[{i}]", c) for i, c in enumerate(v)
                                if isinstance(c, Combatant))
+        return self._start(source, choices, list(arguments.values()), parties,
+                           {id(h) for h in made.values()}, traced)
+
+    def _start(self, source: DiceSource, choices: dict[str, Any], handed: list[Any],
+               parties: dict[str, Combatant], handles: set[int], traced: bool = True) -> Result:
+        """Play the generated procedure on this run's handles (`handed`, in parameter order)."""
         ctx = RunContext(source, choices, self.source, parties)
         if not traced:
             ctx.trace = NoTrace()
-        ctx.handles = {id(h) for h in made.values()}
+        ctx.handles = handles
         try:
-            outcome = self.fn(ctx, **arguments)  # a procedure returns its outcome
+            outcome = self.fn(ctx, *handed)  # a procedure returns its outcome
             if outcome is not None:
                 return Result(outcome, ctx.values, ctx.parties, ctx.trace)
         except Finished as done:  # an encounter raises it

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from .combatants import Combatant
+from .encounters import About
 from .errors import Span
 from .tables import Record
 from .values import display, to_public
@@ -145,6 +146,8 @@ def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = ""
     if kind == "roll" and isinstance(detail, tuple):
         dice, faces = detail
         detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
+    elif type(detail) is tuple:  # (text, party), as the run context records a delay cheaply
+        detail = About(*detail)
     return TraceEntry(kind, name, value, span, detail, depth)
 
 

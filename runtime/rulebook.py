@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .combatants import Combatant, CombatantModel, ValueType
 from .errors import RangeError, Span, UnknownEntryError
-from .procedures import Procedure
-from .references import Reference
 from .tables import Table
+
+if TYPE_CHECKING:  # named in annotations only: `eval` reads a Param without the procedures
+    from .procedures import Procedure
+    from .references import Reference
 
 
 @attrs.frozen

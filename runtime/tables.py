@@ -163,6 +163,11 @@ class Record:
         """The fields as a plain dict of plain values."""
         return {k: to_public(v) for k, v in self._data.items()}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled by its fields: unpickled by default, it would look for `__setstate__` through
+        `__getattr__` before `_data` is set, which looks for `_data` the same way, without end."""
+        return Record, (self._data,)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
             return self._data == other._data
@@ -187,14 +192,14 @@ class CellExpression:
     def __init__(self, text: str, params: tuple[str, ...], fn: Callable[..., Any]) -> None:
         self.text = text
         self.params = params
-        self._fn = fn
+        self._fn = fn  # the generated function: one argument per name in `params`, in order
 
     def __call__(self, /, **given: Any) -> Any:
         missing = [p for p in self.params if p not in given]
         if missing:
             raise RangeError(f"the expression `{self.text}` needs {', '.join(missing)}")
         try:
-            return to_public(self._fn(**{p: to_internal(given[p]) for p in self.params}))
+            return to_public(self._fn(*[to_internal(given[p]) for p in self.params]))
         except ARITHMETIC as err:
             raise CalculationError(f"{calculation_message(err)} in `{self.text}`") from None
         except TypeError:
@@ -204,7 +209,7 @@ class CellExpression:
 
     def evaluate(self, /, **given: Any) -> Any:
         """Internal evaluation for generated code: values are already exact."""
-        return self._fn(**{p: given[p] for p in self.params})
+        return self._fn(*[given[p] for p in self.params])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, CellExpression):

@@ -154,13 +154,18 @@ def test_procedures_are_numbered_steps_in_words_linking_their_tables(sheets):
     assert "Defender chooses the Defence: Parry, Active Dodge, Passive Dodge or No Action " \
         "(by default Passive Dodge)." in seen
     assert "Roll d20 for the Attack Roll." in seen
-    assert "Excess = Attacker’s Anti-Parry + Attack Roll − Defence Potential." in seen
+    assert "Anti-Parry = Attacker’s Anti-Parry + Attack Bonus + (if Simultaneous then 2; " \
+        "otherwise 0)." in seen
+    assert "Excess = Anti-Parry + Attack Roll − Defence Potential." in seen
+    # Effects on time, in words: "DG Dodge +WF", "PY Parry + * (* = 2 or 4)".
+    assert "Add Defender Delay to the action Defender has under way, or else to the next one " \
+        "he starts." in seen
     assert "Wound = Wounds Table[min(Damage Factor, 12), Area]." in seen
     assert '<a class="m-name" href="#table-wounds">Wounds Table</a>' in page
     assert '<a class="m-name" href="#procedure-after_the_blow">After the blow</a>' in page
     md = sheets[("ringing_steel", "md")]
     assert "[Wounds Table](#wounds-table)" in md
-    assert "- **9.7** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
+    assert "- **15.7** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
         in md
 
 

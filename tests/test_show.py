@@ -119,7 +119,8 @@ def test_show_lists_formulas_with_typed_parameters():
 
 def test_show_lists_procedures_with_choices_and_outcomes():
     text = flat(shown("ringing_steel"))
-    assert "melee_attack(attacker: fighter, defender: fighter)" in text
+    assert ("melee_attack(attacker: fighter, defender: fighter, attack_bonus: -10..10 = 0, "
+            "defence_bonus: -10..10 = 0, simultaneous: bool = false)") in text
     assert ("choose defence by defender: Parry | Active Dodge | Passive Dodge | No Action "
             "(default Passive Dodge)") in text
     assert ('saving_throw(combatant: fighter, against: characteristic = "Willpower", '
@@ -252,7 +253,7 @@ def test_show_an_enum_and_the_combatant_model():
                                                                               "injury")
     data = shown_json("ringing_steel", "fighter")
     assert data["kind"] == "combatant"
-    assert [f["name"] for f in data["state"]] == ["fatigue", "injuries"]
+    assert [f["name"] for f in data["state"]] == ["fatigue", "fatigue_recovered", "injuries"]
 
 
 def test_show_finds_an_entry_by_its_printed_title():
