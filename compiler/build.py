@@ -17,7 +17,7 @@ from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 from .cells import number
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
-from .order import names_used, order
+from .order import formula_calls, names_used, order
 from .overlay import Loader, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
@@ -178,7 +178,25 @@ class _Compiler:
             first = decls[cycle[0]]
             self.scope.error(CycleError, "these formulas depend on each other in a circle: "
                              + " → ".join(cycle), first.span)
+        self._formula_costs(ordered, decls)
         return ordered
+
+    def _formula_costs(self, ordered: list[str], decls: dict[str, s.FormulaDecl]) -> None:
+        """Formulas calling formulas twice over, and so on down, would make a number of calls
+        doubling with each level: counted before anything runs, and refused past the budget
+        an evaluation has (`aggregate_items`)."""
+        limit, costs = self.scope.limits.aggregate_items, self.scope.formula_costs
+        over: set[str] = set()  # reported where the count first passes the budget, not above
+        for name in ordered:
+            calls = list(formula_calls(decls[name].body, decls))
+            costs[name] = min(limit, 1 + sum(costs.get(c.name, 1) for c in calls))
+            if any(c.name in over for c in calls):
+                over.add(name)
+            elif costs[name] == limit:
+                over.add(name)
+                self.scope.error(RangeError, f"working out {name} would call formulas more "
+                                 f"than {limit} times {Limits.hint('aggregate_items')}",
+                                 decls[name].span)
 
     def _formulas(self, ordered: list[str]) -> dict[str, dict[str, Any]]:
         """Generate every formula; returns each Formula's fields (its code comes after exec)."""

@@ -14,7 +14,7 @@ from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
 from .cells import number, parse_dice, snake
-from .order import names_used
+from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
 from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
                     is_collection, is_number, join)
@@ -747,7 +747,11 @@ class Emitter:
         self._aggregates = True
         coll, var_type = self._gone_over(node, env)
         where = self.scope.span_ref(node.span)
-        coll = f"_items({coll}, {where}, {self.scope.limits.aggregate_items})"
+        # Each item costs one, and one more for every formula call its body makes.
+        weight = 1 + sum(self.scope.formula_costs.get(c.name, 1)
+                         for c in formula_calls(node.body, self.scope.formulas))
+        coll = f"_items({coll}, {where}, {self.scope.limits.aggregate_items}" + (
+            f", {weight})" if weight > 1 else ")")
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
         if node.name in ("max", "min", "sum"):

@@ -29,6 +29,23 @@ def names_used(node: object, calls: bool = True) -> Iterator[tuple[str, object]]
                 yield from names_used(value, calls)
 
 
+def formula_calls(node: object, formulas: Mapping[str, object]) -> Iterator[s.Call]:
+    """The calls of formulas an expression makes each time it is worked out: those inside an
+    aggregate are made once per item, which the aggregate's budget counts instead."""
+    if isinstance(node, s.Aggregate):
+        return
+    if isinstance(node, s.Call) and node.name in formulas:
+        yield node
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
+            value = getattr(node, field.name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                for inner in (item if isinstance(item, tuple) else (item,)):
+                    if attrs.has(type(inner)) and field.name != "span":
+                        yield from formula_calls(inner, formulas)
+
+
 def order(depends: Mapping[str, list[tuple[str, object]]]) -> tuple[list[str], list[list[str]]]:
     """A topological order of the keys, and every cycle found (each as the names round it)."""
     done: list[str] = []

@@ -58,6 +58,8 @@ class Scope:
     domains: dict[str, Domain] = attrs.field(factory=dict)
     tables: dict[str, TableInfo] = attrs.field(factory=dict)
     formulas: dict[str, FormulaInfo] = attrs.field(factory=dict)
+    # How many formula calls working out each formula makes (itself included), aggregates aside.
+    formula_costs: dict[str, int] = attrs.field(factory=dict)
     combatant: s.CombatantDecl | None = None
     combatant_fields: dict[str, T] = attrs.field(factory=dict)  # the first model's
     models: dict[str, s.CombatantDecl] = attrs.field(factory=dict)  # every combatant model

@@ -59,14 +59,9 @@ class Fight:
         """One line per event (time, who, what, dice, result), then how it ended, who is still
         standing and each fighter's state."""
         lines = []
-        shown: dict[str, Any] = {}  # a value's last shown figure: an unchanged one is not news
-        # The encounter's own state: the values it sets before the first turn (a turn's own
-        # working values are not news).
-        first_turn = next((i for i, e in enumerate(self.events) if e["kind"] == "turn"),
-                          len(self.events))
-        shown["state"] = {e["name"] for e in self.events[:first_turn] if e["kind"] == "let"}
+        news = _News(self.events)
         for event in self.events:
-            line = _line(event, self.name, shown)
+            line = news.line(event, self.name)
             if line is not None:
                 lines.append(f"{display(event['time']):>6} {self.name_of(event['who']):<12} {line}")
         outcome = self.result.outcome
@@ -120,7 +115,7 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
     given = list(names or ()) or [p.name for p in chosen.params
                                   if p.type.kind == "combatant"][:len(finals)]
     called = {id(f): n for f, n in zip(finals, given) if n}
-    return Fight(result, tuple(_events(result, finals)), tuple(finals), clock, called)
+    return Fight(result, tuple(_events(result)), tuple(finals), clock, called)
 
 
 def until_arguments(encounter: Procedure, until: Any) -> dict[str, Any]:
@@ -170,7 +165,7 @@ def _arguments(encounter: Procedure, fighters: list[Combatant]) -> dict[str, Any
     return {p.name: f for p, f in zip(params, fighters)}
 
 
-def _events(result: Result, fighters: list[Combatant]) -> list[dict[str, Any]]:
+def _events(result: Result) -> list[dict[str, Any]]:
     """The encounter's own steps, the calls it makes with their dice and outcome, and every
     effect on time (a delay made inside a called blow too); each with the time, the party
     whose turn it is (`who`) and the party it concerns (`party`)."""
@@ -185,7 +180,7 @@ def _events(result: Result, fighters: list[Combatant]) -> list[dict[str, Any]]:
             turn = entry.value if entry.kind == "turn" else None
         if entry.depth == 0 and isinstance(entry.value, Combatant):
             parties[entry.name] = entry.value
-        if call is not None and entry.depth == 1 and entry.kind == "roll":
+        if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
         if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen")):
@@ -227,51 +222,62 @@ def _time(text: str) -> Any:
         return float(text)
 
 
-def _line(event: dict[str, Any], name: Any, shown: dict[str, Any]) -> str | None:
-    """An event as the log prints it, or None for one that is not news (a loop's item, a value
-    unchanged, a condition ended that was not held)."""
-    kind, value = event["kind"], event["value"]
-    party = name(event["party"]) if isinstance(event["party"], Combatant) else event["name"]
-    if kind == "call":
-        dice = ", ".join(f"{d['name']} {display(d['value'])}" for d in event["dice"])
-        rolled = {d["name"] for d in event["dice"]}
-        values = ", ".join(f"{k} {display(v)}" for k, v in value.items()
-                           if v is not None and k not in rolled)
-        return (f"{event['name']} = {event['procedure']}: {value.name}"
-                + (f" | dice: {dice}" if dice else "") + (f" | {values}" if values else ""))
-    if kind == "give":
-        held = shown.setdefault(f"held {id(event['party'])}", set())
-        held.add(value)
-        return f"{party} is {display(value)} ({event['detail']})"
-    if kind == "end":
-        held = shown.setdefault(f"held {id(event['party'])}", set())
-        if value not in held:
-            return None
-        held.discard(value)
-        return f"{party} is no longer {display(value)}"
-    if kind == "act":
-        extra = event["detail"].partition(", ")[2]
-        return f"{party}'s action completes at {display(value)}" + (f" ({extra})" if extra else "")
-    if kind in ("delay", "lengthen"):
-        if value == 0:
-            return None
-        if event["detail"] == "no action under way":
-            return f"{party} has no action under way to lengthen by {display(value)}"
-        return f"{party}'s action +{display(value)} ({event['detail']})"
-    if kind == "stop":
-        return f"{party} takes no more turns"
-    if kind == "tick":
-        return f"the clock ticks (every {display(value)})"
-    if kind in ("let", "choose", "roll"):
-        if isinstance(value, Combatant) or (kind == "let" and (
-                event["name"] not in shown["state"] or shown.get(event["name"], _NEW) == value)):
-            return None
-        shown[event["name"]] = value
-        detail = f" ({event['detail']})" if kind == "choose" and event["detail"] else ""
-        return f"{event['name']} = {display(value)}{detail}"
-    if kind == "set" or kind == "change":
-        return f"{event['name']} = {display(value)}"
-    return None
+class _News:
+    """Which events a log prints, and how: a value of the encounter's own state when it
+    changes (its working values within a turn are not news), the rest as they come."""
+
+    def __init__(self, events: Sequence[dict[str, Any]]) -> None:
+        first_turn = next((i for i, e in enumerate(events) if e["kind"] == "turn"), len(events))
+        # The encounter's own state: the values it sets before the first turn.
+        self.state = {e["name"] for e in events[:first_turn] if e["kind"] == "let"}
+        self.last: dict[str, Any] = {}  # each value's last figure shown
+
+    def line(self, event: dict[str, Any], name: Any) -> str | None:
+        """An event as the log prints it, or None for one that is not news (a loop's item, a
+        value unchanged, a delay of nothing)."""
+        kind, value = event["kind"], event["value"]
+        party = name(event["party"]) if isinstance(event["party"], Combatant) else event["name"]
+        if kind == "call":
+            return _call(event)
+        if kind == "give":
+            return f"{party} is {display(value)} ({event['detail']})"
+        if kind == "end":
+            return f"{party} is no longer {display(value)}"
+        if kind == "act":
+            extra = event["detail"].partition(", ")[2]
+            return f"{party}'s action completes at {display(value)}" + (
+                f" ({extra})" if extra else "")
+        if kind in ("delay", "lengthen"):
+            if value == 0:
+                return None
+            if event["detail"] == "no action under way":
+                return f"{party} has no action under way to lengthen by {display(value)}"
+            return f"{party}'s action +{display(value)} ({event['detail']})"
+        if kind == "stop":
+            return f"{party} takes no more turns"
+        if kind == "tick":
+            return f"the clock ticks (every {display(value)})"
+        if kind in ("let", "choose", "roll"):
+            if isinstance(value, Combatant) or kind == "let" and (
+                    event["name"] not in self.state or self.last.get(event["name"], _NEW) == value):
+                return None
+            self.last[event["name"]] = value
+            detail = f" ({event['detail']})" if kind == "choose" and event["detail"] else ""
+            return f"{event['name']} = {display(value)}{detail}"
+        if kind == "change":
+            return f"{event['name']} = {display(value)}"
+        return None
+
+
+def _call(event: dict[str, Any]) -> str:
+    """A call: its outcome, the dice it rolled, the outcome's other values."""
+    outcome = event["value"]
+    dice = ", ".join(f"{d['name']} {display(d['value'])}" for d in event["dice"])
+    rolled = {d["name"] for d in event["dice"]}
+    values = ", ".join(f"{k} {display(v)}" for k, v in outcome.items()
+                       if v is not None and k not in rolled)
+    return (f"{event['name']} = {event['procedure']}: {outcome.name}"
+            + (f" | dice: {dice}" if dice else "") + (f" | {values}" if values else ""))
 
 
 _NEW = object()

@@ -47,13 +47,15 @@ def make_helpers(source: str) -> dict[str, Any]:
         spent = budget.items + count if budget.open else count
         if spent > limit:
             raise RangeError(f"working this out would go over more than {limit} items of lists "
-                             f"and ranges in all {Limits.hint('aggregate_items')}", span, source)
+                             f"and ranges (with the formula calls made for each) in all "
+                             f"{Limits.hint('aggregate_items')}", span, source)
         if budget.open:
             budget.items = spent
 
-    def _items(items: Any, span: Span, limit: int) -> Any:
-        """The collection an aggregate goes over, its items spent from the budget first."""
-        _spend(len(items), span, limit)
+    def _items(items: Any, span: Span, limit: int, weight: int = 1) -> Any:
+        """The collection an aggregate goes over, its items spent from the budget first (each
+        `weight` times: one, and one for each formula call the aggregate's body makes)."""
+        _spend(len(items) * weight, span, limit)
         return items
 
     def _member(value: Any, items: Any, span: Span, limit: int) -> bool:

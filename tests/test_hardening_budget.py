@@ -210,3 +210,32 @@ def test_the_command_line_raises_the_limit(tmp_path: Path) -> None:
     result = invoke("eval", str(rules), "f(40)", "--limit", "aggregate_items=2000")
     assert result.exit_code == 0, result.output
     assert result.output.strip() == str(40 * 820)
+
+
+def test_formulas_calling_formulas_twice_over_are_refused_before_they_run():
+    # A chain where each formula calls the one before twice makes 2^n calls and no aggregate:
+    # counted when compiling, refused where the count first passes the budget.
+    lines = ['rulebook t "T"', "formula f0(x: 1..3) = x"]
+    lines += [f"formula f{i}(x: 1..3) = f{i - 1}(x) + f{i - 1}(x)" for i in range(1, 41)]
+    with pytest.raises(rulecraft.RulecraftError) as info:
+        rulecraft.compile("\n".join(lines) + "\n", "chain.rules")
+    errors = getattr(info.value, "errors", [info.value])
+    assert len(errors) == 1 and errors[0].line == 24  # f22: 2^23 - 1 calls
+    assert "would call formulas more than 5000000 times" in errors[0].message
+    assert "--limit aggregate_items=N" in errors[0].message
+    # Under the budget it compiles and works out.
+    ok = rulecraft.compile("\n".join(lines[:12]) + "\n", "chain.rules")
+    assert ok.formulas["f10"](x=1) == 1024
+
+
+def test_an_aggregate_counts_the_formula_calls_each_item_makes():
+    text = ('rulebook t "T"\nformula f0(x: integer) = x\n'
+            "formula f1(x: integer) = f0(x) + f0(x)\nformula f2(x: integer) = f1(x) + f1(x)\n"
+            "formula g(n: 1..3) = sum(f2(y) for y in 1..1000000)\n"
+            "formula h(n: 1..3) = sum(f2(y) for y in 1..100)\n")
+    rb = rulecraft.compile(text, "g.rules")
+    assert rb.formulas["h"](n=1) == 4 * 5050
+    with pytest.raises(rulecraft.RangeError) as info:
+        rb.formulas["g"](n=1)  # a million items, eight calls each: past 5,000,000
+    assert "with the formula calls made for each" in info.value.message
+    assert info.value.line == 5
