@@ -35,7 +35,7 @@ from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, STATEMENT, Exit, Item,
+from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
                                      Segment, Stepper)
 
 from .codegen import Writer, _blocks, _bound_names, _ends
@@ -425,16 +425,22 @@ def _exit_sets(stmts: list[ast.stmt], index: dict[str, int]
 
 
 class _Framed(ast.NodeTransformer):
-    """The frame an exit hands on, `(v_a, v_b, …)`, marked `_FRAME_` for `_Handed`."""
+    """The frame an exit hands on, `return (kind, where, (v_a, v_b, …), …)`, marked
+    `_FRAME_` for `_Handed`."""
 
     def __init__(self, slots: tuple[str, ...]) -> None:
         self.slots = list(slots)
 
-    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
-        if [getattr(e, "id", None) for e in node.elts] == self.slots and \
-                isinstance(node.ctx, ast.Load):
-            return ast.Name(_MARK, ast.Load())
-        return self.generic_visit(node)
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        if not _is_exit(node):
+            return node
+        exit = node.value
+        assert isinstance(exit, ast.Tuple)
+        frame = exit.elts[2] if len(exit.elts) >= 3 else None
+        if isinstance(frame, ast.Tuple) and \
+                [getattr(e, "id", None) for e in frame.elts] == self.slots:
+            exit.elts[2] = ast.Name(_MARK, ast.Load())
+        return node
 
 
 class _Handed(ast.NodeTransformer):
@@ -461,10 +467,11 @@ class _Handed(ast.NodeTransformer):
             ast.Assign([ast.Subscript(ast.Name("_f", ast.Load()), ast.Constant(i), ast.Store())],
                        ast.Name(self.slots[i], ast.Load())) for i in self.sets[id(node)]]
         exit = node.value
-        if isinstance(exit, ast.Tuple) and [getattr(e, "value", None) for e in exit.elts[:1]] \
-                == [0] and isinstance(exit.elts[1], ast.Constant) and \
-                exit.elts[1].value > self.pc:
-            target = exit.elts[1].value
+        assert isinstance(exit, ast.Tuple) and isinstance(exit.elts[0], ast.Constant)
+        where = exit.elts[1]
+        if exit.elts[0].value == GOTO and isinstance(where, ast.Constant) and \
+                where.value > self.pc:
+            target = where.value
             fused = ast.Attribute(ast.Name("_ctx", ast.Load()), "fused", ast.Load())
             call = ast.Call(ast.Name(f"{self.prefix}_{target}", ast.Load()),
                             [ast.Name("_ctx", ast.Load()), ast.Name("_f", ast.Load())], [])

@@ -173,6 +173,7 @@ class Stepper:
         self.fns = tuple(segment.fn for segment in segments)
         self.everywhere = frozenset(range(len(segments)))  # one path's steps: all straight on
         self.mutating = frozenset(pc for pc, segment in enumerate(segments) if segment.mutates)
+        self.first = self._first()
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
@@ -198,17 +199,9 @@ class Stepper:
             self._plans[key] = found
         return found
 
-    def _fuse(self, places: Plan) -> None:
-        """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
-        a bucket to be merged, and the rest of what the loop of `Exact.solve` looks up.
-
-        A state goes straight on where what tells states apart is still read at the target:
-        every value that can tell two states at a segment apart (values set in the first
-        segment, played once, are the same in every state) is read unchanged there, and so
-        are the parties' figures, and something does tell them apart (such a value, or the
-        total of a roll the target reads). States arriving that way could never merge with
-        one another, so waiting would only cost time. A target some exit cannot go straight
-        on to is waited at by all."""
+    def _first(self) -> frozenset[int]:
+        """The slots set in the first segment alone: it is played once, by the one state a
+        computation starts from, so they hold the same in every state and tell none apart."""
         first = set(self.segments[0].sets)
         for pc, segment in enumerate(self.segments):
             if pc:
@@ -216,7 +209,20 @@ class Stepper:
             for ex in segment.exits():
                 first.discard(ex.bound)  # type: ignore[arg-type]
                 if ex.target == 0:  # the first segment played again
-                    first.clear()
+                    return frozenset()
+        return frozenset(first)
+
+    def _fuse(self, places: Plan) -> None:
+        """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
+        a bucket to be merged, and the rest of what the loop of `Exact.solve` looks up.
+
+        A state goes straight on where what tells states apart is still read at the target:
+        every value that can tell two states at a segment apart (`first` apart) is read
+        unchanged there, and so are the parties' figures, and something does tell them apart
+        (such a value, or the total of a roll the target reads). States arriving that way
+        could never merge with one another, so waiting would only cost time. A target some
+        exit cannot go straight on to is waited at by all."""
+        first = self.first
         waits: set[Any] = set()  # targets some state must wait at: all wait there
         for pc, (segment, place) in enumerate(zip(self.segments, places)):
             kept = [u for u in place.live if _slot(u) >= self.params and _slot(u) not in first]
@@ -343,14 +349,15 @@ class Stepper:
                party_of: tuple[tuple[int, ...], ...], parties: int) -> Place:
         """What two states at a segment must share: what is read from there on (parameters
         apart: they never change; of an outcome, only the fields read), and the figures of
-        each party a slot read from there on can reach."""
+        each party a slot read from there on can reach. Values the same in every state (the
+        parameters, `first`) are left out."""
+        told = {u for u in live if _slot(u) >= self.params and _slot(u) not in self.first}
         # A field of a simple value (`defence == "Parry"` reads a name's "@name") is the
         # value itself: kept whole, it is keyed at the cost of a subscript.
-        whole = {_slot(u) for u in live if _slot(u) >= self.params and
-                 (type(u) is int or _slot(u) in self.simple)}
+        whole = {_slot(u) for u in told if type(u) is int or _slot(u) in self.simple}
         fields: dict[int, list[str]] = {}
-        for use in live:
-            if type(use) is tuple and use[0] >= self.params and use[0] not in whole:
+        for use in told:
+            if type(use) is tuple and use[0] not in whole:
                 fields.setdefault(use[0], []).append(use[1])
         simple = sorted(whole & self.simple)
         other = tuple(sorted(whole - self.simple))
@@ -396,7 +403,7 @@ class Place:
 
     __slots__ = ("key", "mask", "live", "asked")
 
-    def __init__(self, key: Callable[[Any, list[Combatant]], Any], mask: tuple[int, ...],
+    def __init__(self, key: Callable[[Any, list[Combatant]], Any] | None, mask: tuple[int, ...],
                  live: frozenset[Any], asked: dict[int, Call]) -> None:
         self.key = key
         self.mask = mask  # the parties whose figures are read from here on
@@ -406,14 +413,22 @@ class Place:
 
 def _key_function(simple: list[int], mask: tuple[int, ...],
                   values: Callable[[Any, list[Combatant]], Any] | None = None
-                  ) -> Callable[[Any, list[Combatant]], Any]:
+                  ) -> Callable[[Any, list[Combatant]], Any] | None:
     """A key function written out for its slots and parties (`lambda f, s: (f[7], f[15],
     id(s[0]._values))`): it runs once per state arriving, so it does no more than that. Its
-    text is made of numbers alone."""
+    text is made of numbers alone. None where nothing tells states apart: every state there
+    merges into one, keyed ()."""
     parts = [f"f[{i}]" for i in simple] + (["v(f, s)"] if values is not None else []) + \
         [f"id(s[{p}]._values)" for p in mask]
+    if not parts:
+        return None
     return eval(f"lambda f, s: ({''.join(part + ', ' for part in parts)})",
                 {"v": values, "id": id})
+
+
+def _key(key: Callable[[Any, list[Combatant]], Any] | None, frame: Any,
+         states: list[Combatant]) -> Any:
+    return key(frame, states) if key is not None else ()
 
 
 def _fields(value: Any, names: tuple[str, ...], places: dict[int, int]) -> Any:
@@ -504,7 +519,7 @@ def _enter(buckets: list[dict[Any, list[Any]] | None], heap: list[tuple[int, int
     if bucket is None:
         bucket = buckets[pc] = {}
         heapq.heappush(heap, (epoch, pc))
-    key = plan.keys[pc](frame, states)
+    key = _key(plan.keys[pc], frame, states)
     held = bucket.get(key)
     if held is None:
         bucket[key] = [num, den, frame, seen, states, passes]
@@ -524,7 +539,7 @@ def _merge(held: list[Any], num: int, den: int, passes: int) -> None:
         held[5] = passes
 
 
-def _spread(bucket: dict[Any, list[Any]], key: Callable[[Any, list[Combatant]], Any],
+def _spread(bucket: dict[Any, list[Any]], key: Callable[[Any, list[Combatant]], Any] | None,
             frame: list[Any], slot: int, counts: Counts, fresh: list[Combatant], num: int,
             den: int, passes: int) -> int:
     """Each total of a roll into the target's bucket, merged as one state arriving is: the
@@ -534,7 +549,7 @@ def _spread(bucket: dict[Any, list[Any]], key: Callable[[Any, list[Combatant]], 
     for total, ways in zip(counts.totals, counts.counts):
         child = list(frame)
         child[slot] = total
-        k = key(child, fresh)
+        k = key(child, fresh) if key is not None else ()
         held = bucket.get(k)
         if held is None:
             bucket[k] = [num * ways, den, child, fresh, fresh, passes]
@@ -611,35 +626,47 @@ class Exact:
         States wait at their segment, in a bucket per segment (a dict by merge key); buckets
         are played in the order (loop passes begun, segment): segments are numbered in the
         order of the rule text, so every state reaching a segment is merged into it before it
-        is played (a state that comes late is played again: slower, never wrong). A state is
-        [numerator, denominator, frame, the handles that frame names (`seen`), the parties'
-        figures now (`states`), loop passes]; a segment that changes a party plays on fresh
-        handles. Where the plan says no state arriving could merge (`Plan.straight`), a state
-        goes straight on, played next from a stack. The loop is written out inline: it runs
-        once per state, and its cost is most of the cost of exact odds."""
+        is played (a state that comes late is played again: slower, never wrong). Where the
+        plan says no state arriving could merge (`Plan.straight`), a state goes straight on
+        instead, played next from a stack."""
         plan = stepper.plan(question, _party_of(stepper, frame, parties), len(parties))
-        keys, lives, straight_to, unread = plan.keys, plan.lives, plan.straight, plan.unread
-        glance = plan.glance
+        ctx = self.ctx
+        outer, ctx.fused = ctx.fused, plan.direct
+        try:
+            self.play(stepper, plan, frame, parties, finish)
+        except RulecraftError:
+            raise
+        except (*ARITHMETIC, TypeError) as err:
+            what = calculation_message(err) if not isinstance(err, TypeError) else (
+                "a value used here is none (a name set in only some branches of an `if` is "
+                "none in the others)")
+            raise CalculationError(f"{what}: in procedure {stepper.name}", stepper.span,
+                                   stepper.source) from None
+        finally:
+            ctx.fused = outer
+
+    def play(self, stepper: Stepper, plan: Plan, frame: list[Any], parties: list[Combatant],
+             finish: Callable[..., None]) -> None:
+        """The loop of `solve`, once per state: written out inline, with the plan's lookups
+        in locals, as its cost is most of the cost of exact odds. A state is [numerator,
+        denominator, frame, the handles that frame names (`seen`), the parties' figures now
+        (`states`), loop passes]; a segment that changes a party plays on fresh handles."""
+        keys, straight_to, unread, glance = plan.keys, plan.straight, plan.unread, plan.glance
         fns, mutating, party_slots = stepper.fns, stepper.mutating, stepper.party_slots
-        loops = stepper.loops
-        ctx, known = self.ctx, self.known
-        count = len(fns)
-        buckets: list[dict[Any, list[Any]] | None] = [None] * count
-        buckets[0] = {keys[0](frame, parties): [1, 1, frame, parties, parties, 0]}
+        loops, ctx = stepper.loops, self.ctx
+        buckets: list[dict[Any, list[Any]] | None] = [None] * len(fns)
+        buckets[0] = {_key(keys[0], frame, parties): [1, 1, frame, parties, parties, 0]}
         heap: list[tuple[int, int]] = [(0, 0)]  # (epoch, segment) of each bucket waiting
         heappush, heappop = heapq.heappush, heapq.heappop
         straight: list[tuple[Any, ...]] = []  # states going straight on, played next
         # Counted in locals (and kept on self between calls): the whole computation shares
         # the limits, calls included.
-        made, arrived = self.states + 1, self.work + 1
+        made, arrived, played = self.states + 1, self.work + 1, 0
         made_limit, work_limit = self.limits.odds_states, self.limits.enumeration_work
         if made > made_limit:
             raise self.refuse(made, arrived)
         # For refusing early: per segment, the states played there and the new ones they made.
-        expanded, spawned = [0] * count, [0] * count
-        played = 0
-        outer, ctx.fused = ctx.fused, plan.direct
-        ex: Any = ()
+        expanded, spawned = [0] * len(fns), [0] * len(fns)
         try:
             while heap:
                 epoch, first = heappop(heap)
@@ -664,135 +691,140 @@ class Exact:
                             passes = ctx.passes_made
                         else:
                             ex = fns[pc](ctx, frame)
-                        kind, target = ex[0], ex[1]  # a TypeError if no outcome: see below
-                        if kind == ROLL:
-                            child = ex[2]
-                            if target in unread:  # one state, holding any of the totals
-                                arrived += 1
-                                bucket = buckets[target]
-                                if bucket is None:
-                                    bucket = buckets[target] = {}
-                                    heappush(heap, (epoch, target))
-                                key = keys[target](child, fresh)  # reads no total
-                                held = bucket.get(key)
-                                if held is None:  # the frame is this state's alone
-                                    child[ex[3]] = self.any_total(ex[4], ex[5])
-                                    bucket[key] = [num, den, child, fresh, fresh, passes]
-                                    made += 1
-                                    if made > made_limit or arrived > work_limit:
-                                        raise self.refuse(made, arrived)
-                                elif held[1] == den:
-                                    held[0] += num
-                                    if loops and passes > held[5]:
-                                        held[5] = passes
-                                else:
-                                    _merge(held, num, den, passes)
-                                target = -1
-                            else:
-                                dice, slot = ex[4], ex[3]
-                                hit = known.get(id(dice))
-                                counts = hit[1] if hit is not None and hit[0] is dice else \
-                                    self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
-                                if counts is None or slot not in lives[target]:
-                                    # A plain number (that number), or a total nobody reads.
-                                    child[slot] = dice if counts is None else counts.totals[0]
-                                else:  # a state per total
-                                    n = len(counts.totals)
-                                    arrived += n
-                                    # Straight on only from a lone state (the first, one
-                                    # merged from many) as it waited: many states' totals
-                                    # wait, to be merged, and refused early if too many.
-                                    if size == 1 and pc == first and target in straight_to:
-                                        _push(straight, target, child, slot, counts, fresh, num,
-                                              den, passes)
-                                        made += n
-                                        played += n
-                                    else:
-                                        bucket = buckets[target]
-                                        if bucket is None:
-                                            bucket = buckets[target] = {}
-                                            heappush(heap, (epoch, target))
-                                        made += _spread(bucket, keys[target], child, slot,
-                                                        counts, fresh, num, den, passes)
-                                    if made > made_limit or arrived > work_limit:
-                                        raise self.refuse(made, arrived)
-                                    target = -1
-                        elif kind == GOTO:
-                            child = ex[2]
-                        elif kind == CALL and target in glance:
-                            # Nothing of the call is read after it: its endings, whatever
-                            # they are, add up to this one state (holding one of them).
-                            child = ex[2]
-                            child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh)
-                        elif kind == CALL:
-                            self.states, self.work = made, arrived
-                            answers = self.called(stepper, plan.asked, ex, fresh)
-                            made, arrived = self.states, self.work
-                            for cnum, cden, child, after in answers:
-                                arrived += 1
-                                made += _enter(buckets, heap, plan, target, child, fresh, after,
-                                               num * cnum, den * cden, epoch, passes)
-                            if made > made_limit or arrived > work_limit:
-                                raise self.refuse(made, arrived)
-                            target = -1
-                        elif kind == BACK:
+                        try:
+                            kind, target = ex[0], ex[1]
+                        except TypeError:
+                            raise RulecraftError(f"procedure {stepper.name} ended without an "
+                                                 "outcome", stepper.span, stepper.source) from None
+                        if kind == ROLL and target in unread:  # one state, any of the totals
                             arrived += 1
-                            made += _enter(buckets, heap, plan, target, ex[2], fresh, fresh, num,
-                                           den, epoch + 1, passes)
-                            if made > made_limit or arrived > work_limit:
-                                raise self.refuse(made, arrived)
-                            target = -1
-                        else:
-                            finish(target, ex[2], fresh, num, den)
-                            target = -1
-                        if target >= 0:  # one state arrives
-                            arrived += 1
-                            if target in straight_to:
+                            child = ex[2]
+                            bucket = buckets[target]
+                            if bucket is None:
+                                bucket = buckets[target] = {}
+                                heappush(heap, (epoch, target))
+                            key = keys[target]  # reads no total
+                            key = key(child, fresh) if key is not None else ()
+                            held = bucket.get(key)
+                            if held is None:  # the frame is this state's alone
+                                child[ex[3]] = self.any_total(ex[4], ex[5])
+                                bucket[key] = [num, den, child, fresh, fresh, passes]
                                 made += 1
-                                played += 1
-                                straight.append((target, num, den, child, fresh, fresh, passes))
                                 if made > made_limit or arrived > work_limit:
                                     raise self.refuse(made, arrived)
+                            elif held[1] == den:
+                                held[0] += num
+                                if loops and passes > held[5]:
+                                    held[5] = passes
                             else:
-                                bucket = buckets[target]
-                                if bucket is None:
-                                    bucket = buckets[target] = {}
-                                    heappush(heap, (epoch, target))
-                                key = keys[target](child, fresh)
-                                held = bucket.get(key)
-                                if held is None:
-                                    bucket[key] = [num, den, child, fresh, fresh, passes]
+                                _merge(held, num, den, passes)
+                        elif kind == GOTO or kind == ROLL or kind == CALL and target in glance:
+                            child = ex[2]
+                            if kind == CALL:  # nothing of it is read after: one of its paths
+                                child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh)
+                            elif kind == ROLL:
+                                self.states, self.work = made, arrived
+                                # Straight on only from a lone state (the first, one merged
+                                # from many) as it waited: many states' totals wait, to be
+                                # merged, and refused early if too many.
+                                pushed = self.rolled(plan, ex, buckets, heap, straight, fresh,
+                                                     num, den, epoch, passes,
+                                                     size == 1 and pc == first)
+                                if pushed is not None:  # a state per total, on their way
+                                    made, arrived, played = self.states, self.work, played + pushed
+                                    child = None
+                            if child is not None:  # one state arrives: straight on, or waits
+                                arrived += 1
+                                if target in straight_to:
                                     made += 1
-                                    if made > made_limit or arrived > work_limit:
-                                        raise self.refuse(made, arrived)
-                                elif held[1] == den:
-                                    held[0] += num
-                                    if loops and passes > held[5]:
-                                        held[5] = passes
+                                    played += 1
+                                    straight.append((target, num, den, child, fresh, fresh,
+                                                     passes))
                                 else:
-                                    _merge(held, num, den, passes)
+                                    bucket = buckets[target]
+                                    if bucket is None:
+                                        bucket = buckets[target] = {}
+                                        heappush(heap, (epoch, target))
+                                    key = keys[target]
+                                    key = key(child, fresh) if key is not None else ()
+                                    held = bucket.get(key)
+                                    if held is None:
+                                        bucket[key] = [num, den, child, fresh, fresh, passes]
+                                        made += 1
+                                    elif held[1] == den:
+                                        held[0] += num
+                                        if loops and passes > held[5]:
+                                            held[5] = passes
+                                    else:
+                                        _merge(held, num, den, passes)
+                                if made > made_limit or arrived > work_limit:
+                                    raise self.refuse(made, arrived)
+                        elif kind == FINISH:
+                            finish(target, ex[2], fresh, num, den)
+                        else:  # a call whose outcome is read, or a loop's next pass
+                            self.states, self.work = made, arrived
+                            self.arrive(stepper, plan, ex, buckets, heap, fresh, num, den, epoch,
+                                        passes)
+                            made, arrived = self.states, self.work
                         if not straight:
                             break
                         pc, num, den, frame, seen, states, passes = straight.pop()
                 expanded[first] += size
                 spawned[first] += made - before
-        except RulecraftError:
-            raise
-        except (*ARITHMETIC, TypeError) as err:
-            if ex is None:
-                raise RulecraftError(f"procedure {stepper.name} ended without an outcome",
-                                     stepper.span, stepper.source) from None
-            what = calculation_message(err) if not isinstance(err, TypeError) else (
-                "a value used here is none (a name set in only some branches of an `if` is "
-                "none in the others)")
-            raise CalculationError(f"{what}: in procedure {stepper.name}", stepper.span,
-                                   stepper.source) from None
         finally:
-            ctx.fused = outer
             self.played += played
             if TALLY is not None:
                 TALLY[stepper.name] += played
         self.states, self.work = made, arrived
+
+    def rolled(self, plan: Plan, ex: tuple[Any, ...], buckets: list[dict[Any, list[Any]] | None],
+               heap: list[tuple[int, int]], straight: list[tuple[Any, ...]],
+               fresh: list[Combatant], num: int, den: int, epoch: int, passes: int,
+               lone: bool) -> int | None:
+        """A roll whose total is read: a state per total, waiting at the next segment or, from
+        a lone state, going straight on (the number of those; the counts on self); or a roll
+        of a plain number, or of a total read by nothing, that makes one state (None, its
+        frame set)."""
+        target, frame, slot, dice = ex[1], ex[2], ex[3], ex[4]
+        hit = self.known.get(id(dice))
+        counts = hit[1] if hit is not None and hit[0] is dice else \
+            self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
+        if counts is None or slot not in plan.lives[target]:
+            frame[slot] = dice if counts is None else counts.totals[0]
+            return None
+        n, pushed = len(counts.totals), 0
+        if lone and target in plan.straight:
+            _push(straight, target, frame, slot, counts, fresh, num, den, passes)
+            self.states += n
+            pushed = n
+        else:
+            bucket = buckets[target]
+            if bucket is None:
+                bucket = buckets[target] = {}
+                heapq.heappush(heap, (epoch, target))
+            self.states += _spread(bucket, plan.keys[target], frame, slot, counts, fresh, num,
+                                   den, passes)
+        self.work += n
+        if self.states > self.limits.odds_states or self.work > self.limits.enumeration_work:
+            raise self.refuse(self.states, self.work)
+        return pushed
+
+    def arrive(self, stepper: Stepper, plan: Plan, ex: tuple[Any, ...],
+               buckets: list[dict[Any, list[Any]] | None], heap: list[tuple[int, int]],
+               fresh: list[Combatant], num: int, den: int, epoch: int, passes: int) -> None:
+        """The states after a call whose outcome is read (one per ending its caller tells
+        apart) or a loop's next pass (a pass later), each merged or waiting."""
+        if ex[0] == BACK:
+            arrivals = [(1, 1, ex[2], fresh)]
+            epoch += 1
+        else:
+            arrivals = self.called(stepper, plan.asked, ex, fresh)  # type: ignore[assignment]
+        for cnum, cden, child, after in arrivals:
+            self.work += 1
+            self.states += _enter(buckets, heap, plan, ex[1], child, fresh, after, num * cnum,
+                                  den * cden, epoch, passes)
+        if self.states > self.limits.odds_states or self.work > self.limits.enumeration_work:
+            raise self.refuse(self.states, self.work)
 
     def foresee(self, done: int, new: int, left: int, made: int, arrived: int) -> None:
         """Refuse early: the states played at a segment so far (`done`) each made this many

@@ -19,6 +19,10 @@ import rulecraft
 from rulecraft import CalculationError
 from rulecraft.runtime import exact
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from bench_core import SHEET_A, SHEET_B  # noqa: E402
+
 HEAD = 'rulebook sample "Sample"\n'
 FIGHTER = 'combatant fighter "Fighter":\n  skill: 1..20\n  state stamina: 0..30 = 6\n'
 
@@ -151,9 +155,6 @@ def test_the_melee_attack_by_outcome_plays_a_few_segments_per_face(played):
     the fumble's `if`, the locations nobody asked for merge, the after-blow call is played
     once per party figures. A few segments per face of the d20, where the path walk plays
     thousands of paths."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from bench_core import SHEET_A, SHEET_B
-
     rb = rulecraft.load("ringing_steel")
     attack = rb.procedures["melee_attack"]
     a, b = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
