@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
@@ -25,12 +27,14 @@ class EncounterSteps:
     """Generates `turn`/`each round` loops and `act`/`delay`/`stop` steps."""
 
     encounter: str | None = None  # the clock of the encounter being generated
+    encounter_name = ""  # and its name
 
     def start_encounter(self: Any, decl: s.ProcedureDecl, env: Env) -> None:
         """`_sched` and `now` exist from the first step of an encounter."""
         self.encounter = decl.clock[0] if decl.clock else None
         if self.encounter is None:
             return
+        self.encounter_name = decl.name
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", NUM)
@@ -107,9 +111,11 @@ class EncounterSteps:
             self.schema.record(ending, counted, INT)
         where = self.scope.span_ref(step.span)
         period = self._period(step, env, depth)
+        self.line(depth, "_head = _ctx.head")
         self.line(depth, f"for _pass in _ctx.passes({where}, "
-                         f"{self.emit.cast(cap, ct, 'int', step.cap)}):")
+                         f"{self.emit.cast(cap, ct, 'int', step.cap)}, _ctx.resumed):")
         inner = depth + 1
+        self._head(step, env, period, inner)
         made = "_sched.turns" if step.kind == "turn" else "_pass + 1"
         ending = f"{{'time': v_now, {counted!r}: {made}}}"
         if step.kind == "turn":
@@ -142,6 +148,22 @@ class EncounterSteps:
         self.line(depth, "else:")
         self.line(inner, f"_ctx.finish({where}, 'capped', {ending})")
 
+    def _head(self: Any, step: s.EncounterLoop, env: Env, period: str, depth: int) -> None:
+        """At the head of each pass, exact odds of the fight (runtime/fight_odds.py) take the
+        values the rest of it may read — each value bound so far that the loop names (or a
+        policy answering a choice in it), `now`, the period of `every` — to merge the runs
+        that agree on them, or to put a run into a state merged."""
+        read = _names_in((step.body, step.ends, step.every), self.scope.policies)
+        names = [code for name, (code, _) in env.items() if code.startswith("v_") and
+                 code.isidentifier() and (name in read or name == "now")]
+        if period != "None":
+            names.append(period)
+        names = list(dict.fromkeys(names))
+        held = ", ".join(names) + ","
+        self.line(depth, "if _head is not None:")
+        self.line(depth + 1, f"{held} = _head({self.encounter_name!r}, _pass, _sched, "
+                             f"({held}))")
+
     def _period(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> str:
         """`every N UNIT:` — N in the clock's own unit, worked out once before the loop."""
         if step.every is None:
@@ -170,6 +192,26 @@ class EncounterSteps:
             if t.kind == "list" and t.item is not None and t.item.kind == "combatant":
                 return t.item
         return T("combatant")
+
+
+def _names_in(node: Any, policies: dict[str, Any]) -> set[str]:
+    """Every name the steps may read — a superset: each text of their syntax, and of each
+    policy line answering a choice among them."""
+    found: set[str] = set()
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, tuple):
+            todo.extend(item)
+        elif attrs.has(type(item)):
+            if isinstance(item, s.ChooseStep):
+                todo.extend(line.value for decl in policies.values() for line in decl.lines
+                            if line.choice == item.name)
+            todo.extend(getattr(item, f.name) for f in attrs.fields(type(item))
+                        if f.name != "span")
+    return found
 
 
 __all__ = ["ENDINGS", "EncounterSteps"]

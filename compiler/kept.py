@@ -3,13 +3,13 @@ that `rulecraft eval` in a new process checks and runs its expression without co
 file again.
 
 An entry holds the rule text (a house file's with its bases'), the generated module as a code
-object and the symbol table as checking an expression reads it: without the declarations of
-procedures and policies (a third of it, read only by the passes over them; an expression names
-neither). The table is pickled with each generated function it reaches (a table cell's) named
-rather than stored: loading runs the module's definitions, then puts each function back by its
-name. The key names the file's name and text, the limits, the Python and every file of the
-compiler, runtime and parser (the code that made the entry); the bases a house file extends are
-read again and compared, as `rulecraft.compile` does.
+object and the symbol table as checking an expression reads it (`_as_read`): without what only
+the passes over procedures read, a third of it, nor the bodies of tables, formulas and combatant
+models, which live on as generated code. The table is pickled with each generated function it
+reaches (a table cell's) named rather than stored: loading runs the module's definitions, then
+puts each function back by its name. The key names the file's name and text, the limits, the
+Python and every file of the compiler, runtime and parser (the code that made the entry); the
+bases a house file extends are read again and compared, as `rulecraft.compile` does.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ from rulecraft.runtime.limits import Limits
 from .scope import Scope
 
 Bases = tuple[tuple[str, str], ...]  # what a house file extends: (file name, text), nearest first
+# The parts of a symbol table only the passes over procedures read.
+_PROCEDURES = ("procedures", "policies", "procedure_params", "procedure_choices",
+               "procedure_checks", "schemas")
 
 
 def key(filename: str, text: str, limits: Limits) -> str:
@@ -46,10 +49,26 @@ def keep(key: str, scope: Scope, namespace: dict[str, Any], python: str, bases: 
     try:
         code = marshal.dumps(compile(python, f"<rulecraft: {scope.filename}>", "exec"))
         table = io.BytesIO()
-        _Pickler(table, namespace).dump(attrs.evolve(scope, procedures={}, policies={}))
+        _Pickler(table, namespace).dump(_as_read(scope))
     except Exception:  # noqa: BLE001 - a value pickle cannot take: `eval` compiles, as before
         return
     cache.write(key, (scope.source, code, table.getvalue(), bases))
+
+
+def _as_read(scope: Scope) -> Scope:
+    """`scope` as checking an expression reads it. An expression names tables, formulas and
+    combatant models: it reads their names, a table's given figures and a formula's parameters,
+    never a table's keys, rows and options, a formula's body or a model's fields (the generated
+    module holds them as code). Nor does it call a procedure or name a policy."""
+    models = {name: attrs.evolve(decl, fields=()) for name, decl in scope.models.items()}
+    return attrs.evolve(
+        scope, **{name: {} for name in _PROCEDURES},
+        tables={name: attrs.evolve(info, decl=attrs.evolve(info.decl, keys=(), rows=(),
+                                                           options=()))
+                for name, info in scope.tables.items()},
+        formulas={name: attrs.evolve(info, decl=attrs.evolve(info.decl, body=None))
+                  for name, info in scope.formulas.items()},
+        combatant=scope.combatant and models[scope.combatant.name], models=models)
 
 
 def load(key: str, text: str,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from decimal import Decimal
@@ -83,6 +82,8 @@ class Scope:
         self.errors.append(kind(message, span, self.source))
 
     def unknown(self, what: str, name: str, span: Span, known: list[str]) -> None:
+        import difflib  # only when a name is wrong
+
         # Hints stop after the first few, so that a table of 10,000 unknown names does not
         # compare each one with every known name.
         close = difflib.get_close_matches(name, known, n=1) if self.hints < MAX_HINTS else []

@@ -1,8 +1,17 @@
-"""The syntax tree: frozen nodes, one per grammar rule, each with its source span."""
+"""The syntax tree: frozen nodes, one per grammar rule, each with its source span.
+
+This module holds what an expression is made of (expressions and types) and the declarations an
+expression names: tables, formulas with their parameters, combatant models. The rest of a rule
+file (a table's keys, rows and options, a model's fields, the file's header, enums, notations,
+procedures and their steps, policies, house rules, quick references, the file itself) is in
+syntax_file.py, read through this module all the same (`s.LetStep`): only the compiler reads
+those nodes, and `rulecraft eval` with a kept rulebook (compiler/kept.py) never builds their
+classes.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import attrs
 
@@ -143,81 +152,7 @@ class ListType:  # type_list
 
 TypeExpr = Union[RangeType, NamedType, MapType, ListType]
 
-# ---- declarations ------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Meta:  # meta
-    key: str
-    value: str
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class RulebookDecl:  # rulebook_decl
-    name: str
-    title: str | None
-    meta: tuple[Meta, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Member:  # member
-    name: str
-    span: Span
-
-
-@attrs.frozen
-class EnumDecl:  # enum_decl
-    name: str
-    title: str | None
-    members: tuple[Member, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class KeySpec:  # key_spec
-    name: str
-    type: TypeExpr | None
-    in_cells: bool
-    span: Span
-
-
-@attrs.frozen
-class RowLine:  # row: the raw `| a | b |` text
-    text: str
-    span: Span
-    comments: tuple[str, ...] = ()
-
-    @property
-    def closed(self) -> bool:
-        return self.text.endswith("|") and len(self.text) > 1
-
-    @property
-    def is_rule(self) -> bool:
-        """A dashed rule under the header (`|---|---|`) or a row of nothing: not a row."""
-        return set(self.text.replace("|", "").strip()) <= set("-: ")
-
-    def cells(self) -> list[tuple[str, int]]:
-        """Each cell's text, stripped, with its offset from the opening bar."""
-        text = self.text if self.closed else self.text + "|"
-        out: list[tuple[str, int]] = []
-        start = 1
-        for part in text[1:-1].split("|"):
-            out.append((part.strip(), start + len(part) - len(part.lstrip())))
-            start += len(part) + 1
-        return out
-
-
-@attrs.frozen
-class TableOption:  # table_option
-    name: str
-    value: str
-    span: Span
-    comments: tuple[str, ...] = ()
+# ---- the declarations an expression names ------------------------------------------------
 
 
 @attrs.frozen
@@ -229,23 +164,6 @@ class TableDecl:  # table_decl
     given: tuple[str, ...]
     rows: tuple[RowLine, ...]
     options: tuple[TableOption, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class NotationMark:  # notation_mark / notation_bare: `"*" adds 2d6`, `none adds 2d4`
-    mark: str  # "" for `none`: a number printed with no mark
-    dice: str
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class NotationDecl:  # notation_decl
-    name: str
-    title: str | None
-    marks: tuple[NotationMark, ...]
     span: Span
     comments: tuple[str, ...] = ()
 
@@ -269,18 +187,6 @@ class FormulaDecl:  # formula_decl
 
 
 @attrs.frozen
-class FieldDecl:  # characteristic / derived / state
-    role: str
-    name: str
-    type: TypeExpr | None
-    value: Expr | None
-    combined_by: str | None
-    span: Span
-    comments: tuple[str, ...] = ()
-    clamped: bool = False  # a state held to its range by `set`/`add`, not refused outside it
-
-
-@attrs.frozen
 class CombatantDecl:  # combatant_decl
     name: str
     title: str | None
@@ -289,333 +195,25 @@ class CombatantDecl:  # combatant_decl
     comments: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Target:  # target: party.field[index]...
-    party: str
-    field: str
-    index: tuple[Expr, ...]
-    span: Span
-
-
-@attrs.frozen
-class RollStep:  # roll_step
-    name: str
-    dice: Expr
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class LetStep:  # let_step
-    name: str
-    value: Expr
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class ChooseStep:  # choose_step
-    name: str
-    party: str
-    options: Expr
-    default: Expr
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Branch:  # the `if`/`else if` arm of if_step and else_if
-    test: Expr
-    body: tuple[Step, ...]
-    span: Span
-    comments: tuple[str, ...] = ()  # above an `else if` line
-
-
-@attrs.frozen
-class IfStep:  # if_step
-    branches: tuple[Branch, ...]
-    otherwise: tuple[Step, ...] | None
-    span: Span
-    comments: tuple[str, ...] = ()
-    otherwise_comments: tuple[str, ...] = ()  # above the `else:` line
-    otherwise_span: Span | None = None  # the `else:` line
-
-
-@attrs.frozen
-class ChangeStep:  # set_step / add_step
-    mode: str  # "set" or "add"
-    target: Target
-    value: Expr
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Assign:  # assign
-    name: str
-    value: Expr
-    span: Span
-
-
-@attrs.frozen
-class OutcomeStep:  # outcome_step
-    name: str
-    title: str | None
-    values: tuple[Assign, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class CallStep:  # call_step: call save = saving_throw(defender, "Willpower")
-    name: str
-    procedure: str
-    args: tuple[Expr, ...]
-    named: tuple[tuple[str, Expr], ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class ForStep:  # for_step: for each x in collection:
-    var: str
-    collection: Expr
-    body: tuple[Step, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class RepeatStep:  # repeat_step: repeat until cond, at most N times: … [at the cap: …]
-    until: Expr
-    cap: Expr
-    body: tuple[Step, ...]
-    at_cap: tuple[Step, ...] | None
-    span: Span
-    comments: tuple[str, ...] = ()
-    at_cap_comments: tuple[str, ...] = ()  # above the `at the cap:` line
-    at_cap_span: Span | None = None
-
-
-Step = Union[RollStep, LetStep, ChooseStep, IfStep, ChangeStep, OutcomeStep, CallStep, ForStep,
-             RepeatStep]
-
-
-@attrs.frozen
-class OutcomeSpec:  # outcome_one / outcome_all in a procedure's `outcomes:` block
-    name: str | None  # None for `all with …`: the values every outcome carries
-    title: str | None
-    fields: tuple[str, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class ProcedureDecl:  # procedure_decl
-    name: str
-    title: str | None
-    params: tuple[Param, ...]
-    steps: tuple[Step, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-    outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
-    clock: tuple[str, str | None] | None = None  # an encounter's clock: unit name and title
-
-
-@attrs.frozen
-class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, stop PARTY
-    mode: str  # "at", "after", "delay", "lengthen", "stop"
-    party: str
-    value: Expr | None
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class ConditionStep:  # give PARTY CONDITION [for T] / end PARTY CONDITION
-    mode: str  # "give" or "end"
-    party: str
-    condition: Expr  # a condition's name: a member of an enum, usually `condition`
-    duration: Expr | None  # how long, in the clock's unit; None: until ended
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it ends
-    kind: str  # "turn" (the earliest action completes) or "round"
-    var: str  # the party whose turn it is, or "round" (the round's number)
-    body: tuple[Any, ...]
-    ends: Expr
-    cap: Expr
-    unit: str  # what the cap counts, as written ("turns", "rounds")
-    span: Span
-    comments: tuple[str, ...] = ()
-    every: Every | None = None  # steps run on the clock itself, every so often
-
-
-@attrs.frozen
-class Every:  # every_block: `every 20 tenths:` and its steps
-    period: Expr
-    unit: str  # as written: the clock's unit ("tenths", "rounds")
-    body: tuple[Any, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class NamedStep:  # named_step: `step NAME:` and its steps, a place a house rule can name
-    name: str
-    body: tuple[Step, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-def blocks(step: Any) -> list[tuple[Any, ...]]:
-    """The blocks of steps nested in a step (an `if`'s branches, a loop's body, a named step)."""
-    if isinstance(step, IfStep):
-        return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
-    if isinstance(step, EncounterLoop):
-        return [step.body] + ([step.every.body] if step.every else [])
-    if isinstance(step, (ForStep, NamedStep)):
-        return [step.body]
-    if isinstance(step, RepeatStep):
-        return [step.body] + ([step.at_cap] if step.at_cap else [])
-    return []
-
-
-@attrs.frozen
-class PolicyLine:  # policy_line: a choice's answer under this policy
-    choice: str
-    value: Expr
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class PolicyDecl:  # policy_decl
-    name: str
-    title: str | None
-    lines: tuple[PolicyLine, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-def all_steps(steps: tuple[Any, ...]) -> list[Any]:
-    """Every step, those nested in blocks included, in the order written."""
-    found: list[Any] = []
-    for step in steps:
-        found.append(step)
-        for block in blocks(step):
-            found += all_steps(block)
-    return found
-
-
-# ---- house rules over a base ---------------------------------------------------------------
-
-
-@attrs.frozen
-class ExtendsDecl:  # extends_decl: the base, a built-in name or a path
-    base: str
-    span: Span
-    comments: tuple[str, ...] = ()
-    name: str = ""  # declarations are addressed by name; a base is not one
-
-
-@attrs.frozen
-class ReplaceDecl:  # replace_decl: a whole rule of the base, written anew
-    decl: Any
-    span: Span
-    comments: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return str(self.decl.name)
-
-
-@attrs.frozen
-class RemoveDecl:  # remove_decl
-    kind: str  # "table", "formula", "procedure", "enum", "combatant"
-    name: str
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class TableEdit:  # table_edit: a row added or replaced, removed; a cell; a column added, removed
-    op: str  # "row", "remove_row", "cell", "add_column", "remove_column"
-    row: RowLine
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class StepRef:  # step_ref: `step NAME`, or the step binding NAME (`let excess`)
-    kind: str  # "step", "roll", "let", "choose", "call"
-    name: str
-    span: Span
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.name}"
-
-
-@attrs.frozen
-class StepEdit:  # step_edit
-    op: str  # "replace", "insert_before", "insert_after", "remove"
-    ref: StepRef
-    steps: tuple[Any, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class FieldEdit:  # field_edit
-    op: str  # "add", "replace", "remove"
-    name: str
-    field: Any  # FieldDecl, or None to remove
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class AmendDecl:  # amend_table / amend_procedure / amend_enum / amend_combatant
-    kind: str  # "table", "procedure", "enum", "combatant"
-    name: str
-    edits: tuple[Any, ...]  # TableEdit, StepEdit, Member or FieldEdit
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-# ---- quick-reference tables for sheets -------------------------------------------------------
-
-
-@attrs.frozen
-class ReferenceLine:  # reference_each / _rows / _columns / _let / _roll / _cell / _column
-    kind: str  # "each", "rows", "columns", "let", "roll", "cell", "column"
-    name: str | None  # the name it binds (each, rows, columns, let, roll), a column's label
-    value: Expr  # the collection, the value, the dice or the cell
-    span: Span
-    step: Expr | None = None  # rows/columns: `by N`, every Nth value
-    chance: bool = False  # cell/column: the probability, over the rolls, that it holds
-    comments: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class ReferenceDecl:  # reference_decl: a quick-reference table the engine works out for sheets
-    name: str
-    title: str | None
-    lines: tuple[ReferenceLine, ...]
-    span: Span
-    comments: tuple[str, ...] = ()
-
-
-Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl,
-                    NotationDecl, ExtendsDecl, ReplaceDecl, RemoveDecl, AmendDecl, ReferenceDecl]
-
-
-@attrs.frozen
-class File:  # start
-    filename: str
-    source: str
-    declarations: tuple[Declaration, ...]
-    trailing_comments: tuple[str, ...] = ()
+# ---- the rest of a rule file: syntax_file.py, imported when first read -------------------
+
+if TYPE_CHECKING:
+    from .syntax_file import (AmendDecl, Assign, Branch, CallStep, ChangeStep, ChooseStep,
+                              ConditionStep, Declaration, EncounterLoop, EnumDecl, Every,
+                              ExtendsDecl, FieldDecl, FieldEdit, File, ForStep, IfStep, KeySpec,
+                              LetStep, Member, Meta, NamedStep, NotationDecl, NotationMark,
+                              OutcomeSpec, OutcomeStep, PolicyDecl, PolicyLine, ProcedureDecl,
+                              ReferenceDecl, ReferenceLine, RemoveDecl, RepeatStep, ReplaceDecl,
+                              RollStep, RowLine, RulebookDecl, ScheduleStep, Step, StepEdit,
+                              StepRef, TableEdit, TableOption, Target, all_steps, blocks)
+
+
+def __getattr__(name: str) -> Any:
+    """A node of syntax_file.py (PEP 562: called for a name this module does not hold)."""
+    from . import syntax_file
+
+    if name not in syntax_file.__all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Its names become this module's own: read from now on without this call.
+    globals().update((n, getattr(syntax_file, n)) for n in syntax_file.__all__)
+    return globals()[name]

@@ -5,7 +5,6 @@ with a warm cache (`evaluate_file`) needs neither."""
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -300,6 +299,8 @@ def _read(name_or_path: object, limits: Limits) -> tuple[str, str]:
     try:
         os.stat(name)
     except FileNotFoundError:
+        import difflib  # only when a name is wrong
+
         close = difflib.get_close_matches(name, builtin_rulebooks(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         called = repr(name) if len(name) <= 200 else shown(name)

@@ -11,7 +11,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +193,8 @@ def _replace(path: Path, text: str) -> None:
     The temporary file has an unpredictable name and is created exclusively, so nothing planted
     beside the file is ever followed or written. A link given as the file is followed (the file
     it names is rewritten) and that file keeps its permissions."""
+    import tempfile
+
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(target.stat().st_mode)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".rulecraft-tmp",
@@ -408,7 +409,8 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
            runs: int | None, workers: int | None, as_json: bool, limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
     combatant: its fields by name, `model = "horse"` for another model). Prints one line per
-    event (time, what, who) and each fighter's state at the end."""
+    event (time, whose turn, what: each call with its dice and outcome), then who is still
+    standing and each fighter's state and conditions."""
     from rulecraft.fight import fight, fighter_files, read_fighter  # only this command
 
     try:

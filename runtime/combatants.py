@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -45,6 +44,19 @@ class ValueType:
         return f"a {self.text}"
 
 
+@attrs.frozen
+class Param:
+    """A formula or procedure parameter: name, declared type (with its range) and where.
+    Beside its type rather than in rulebook.py: generated code holds its parameters, and
+    `rulecraft eval` runs that code without loading the rulebook's classes."""
+
+    name: str
+    type: ValueType
+    span: Span | None = attrs.field(default=None, eq=False)
+    default: Any = None
+    has_default: bool = False
+
+
 def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source: str | None) -> Any:
     """Validate and convert a value handed in from Python against its declared type."""
     try:
@@ -66,6 +78,8 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
         if not ok and vt.members and match_name(value, vt.members) is not None:
             return match_name(value, vt.members)
         if not ok and isinstance(value, str) and vt.members:
+            import difflib  # only when a name is wrong
+
             close = difflib.get_close_matches(value, vt.members, n=1)
             if close:
                 raise RangeError(
@@ -205,6 +219,8 @@ class CombatantModel:
         known = {f.name for f in self.fields if f.role != "derived"}
         for extra in given:
             if extra not in known:
+                import difflib  # only when a name is wrong
+
                 close = difflib.get_close_matches(extra, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 problems.append(RangeError(

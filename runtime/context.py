@@ -29,6 +29,11 @@ class Finished(Exception):
 class RunContext:
     """What generated procedure code calls for every roll, choice, value, branch and change."""
 
+    # An encounter's loop calls `head` at each pass when it is set: exact odds of a fight
+    # merge its states there (runtime/fight_odds.py); `resumed` is the pass its loop starts at.
+    head: Callable[..., tuple[Any, ...]] | None = None
+    resumed = 0
+
     def __init__(
         self,
         dice: DiceSource,
@@ -276,12 +281,13 @@ class RunContext:
             self.trace.append(("each", name, item, span))
             yield item
 
-    def passes(self, span: Span, cap: int) -> Iterator[int]:
-        """The passes of a `repeat`: at most `cap`, the number its rule writes."""
+    def passes(self, span: Span, cap: int, start: int = 0) -> Iterator[int]:
+        """The passes of a `repeat` or an encounter's loop: at most `cap`, the number its rule
+        writes (from pass `start` when exact odds resume a fight there)."""
         if cap < 1:
             raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
                              self.source)
-        for n in range(cap):
+        for n in range(start, cap):
             self._pass(span)
             yield n
 

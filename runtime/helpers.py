@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
@@ -117,6 +116,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         given = [(params[i], value) for i, value in enumerate(args)] + list(names.items())
         for key, value in given:
             if key not in params:
+                import difflib  # only when a name is wrong
+
                 close = difflib.get_close_matches(key, params, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise RangeError(f"{name} has no parameter {key!r}{hint}", span, source)

@@ -73,6 +73,16 @@ def _handles(value: Any, made: dict[int, Combatant]) -> Any:
     return value
 
 
+def _parties(arguments: dict[str, Any]) -> dict[str, Combatant]:
+    """A run's parties by name: each combatant argument, and each of a list's
+    (`fighters[0]`, `fighters[1]`, …)."""
+    parties = {k: v for k, v in arguments.items() if type(v) is Combatant}
+    for k, v in arguments.items():
+        if type(v) is tuple:
+            parties.update((f"{k}[{i}]", c) for i, c in enumerate(v) if isinstance(c, Combatant))
+    return parties
+
+
 def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
     """`Procedure._quick`: the arguments with the defaults in place and a gap for each
     combatant, and each combatant's (place, name, model); () unless every parameter is a
@@ -236,12 +246,17 @@ class Procedure:
         """Exact probability of each outcome name (or of each value `by` picks out).
 
         Worked out by states (runtime/exact.py): paths that reach the same point with the same
-        values and party states are merged. A function `by`, or a chooser function among the
+        values and party states are merged; an encounter's, at the head of each pass of its
+        loop (runtime/fight_odds.py). A function `by`, or a chooser function among the
         choices, needs every path's own result: those walk the paths (`path_odds`)."""
         _check_limits(limits)
         arguments, picked = self._arguments(args, choices)
-        if self.stepper is None or callable(by) or any(
-                callable(v) and not isinstance(v, str) for v in picked.values()):
+        chooser = any(callable(v) and not isinstance(v, str) for v in picked.values())
+        if self.clock is not None and not callable(by) and not chooser:
+            odds = self._fight_odds(by, arguments, picked, limits)
+            if odds is not None:
+                return odds
+        if self.stepper is None or callable(by) or chooser:
             return self.path_odds(by, choices, limits, **args)
         if by != "outcome":
             self._known(by)
@@ -261,6 +276,28 @@ class Procedure:
             return exact.odds(stepper, ctx, tuple(arguments[p.name] for p in self.params),
                               list(made.values()), limits, exact.NAMES if by == "outcome" else by,
                               group)
+        except DiceError as err:
+            if err.span is not None or not hasattr(err, "limit"):
+                raise
+            raise type(err)(f"procedure {self.name}: {err.message}", self.span,
+                            self.source) from None
+
+    def _fight_odds(self, by: str, arguments: dict[str, Any], picked: dict[str, Any],
+                    limits: Limits) -> dict[Any, Fraction] | None:
+        """An encounter's odds by the states at the head of each pass of its loop
+        (runtime/fight_odds.py), the same handles for the whole computation; None for a
+        fight whose states cannot be keyed (another encounter inside it): its paths are
+        walked."""
+        from .fight_odds import FightOdds, Unmergeable  # a fight's odds only: not at start-up
+
+        made: dict[int, Combatant] = {}
+        arguments = {k: _handles(v, made) for k, v in arguments.items()}
+        fight = FightOdds(self, list(arguments.values()), _parties(arguments),
+                          list(made.values()), picked, limits, by)
+        try:
+            return fight.odds()
+        except Unmergeable:
+            return None
         except DiceError as err:
             if err.span is not None or not hasattr(err, "limit"):
                 raise
@@ -299,12 +336,16 @@ class Procedure:
                 found = by in result.outcome or by in result.values
                 known.update(result.outcome, result.values)
         if not found:
-            close = difflib.get_close_matches(by, sorted(known), n=1)  # type: ignore[arg-type]
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
-                             self.span, self.source)
+            self._missing(by, known)  # type: ignore[arg-type]
         return {k: sum((Fraction(n, d) for d, n in group.items()), Fraction(0))
                 for k, group in sums.items()}
+
+    def _missing(self, by: str, known: set[str]) -> None:
+        """No ending has the value the odds are grouped by: say so, with a close name."""
+        close = difflib.get_close_matches(by, sorted(known), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
+                         self.span, self.source)
 
     def _paths(self, choices: Mapping[str, Any] | None, limits: Limits,
                args: dict[str, Any]) -> Iterator[tuple[PathDice, Result]]:
@@ -425,12 +466,7 @@ class Procedure:
         # This run's handles: the caller's combatants are copied, never changed.
         made: dict[int, Combatant] = {}
         arguments = {k: _handles(v, made) for k, v in arguments.items()}
-        parties = {k: v for k, v in arguments.items() if type(v) is Combatant}
-        for k, v in arguments.items():  # a party of a list: `fighters[0]`, `fighters[1]`, …
-            if type(v) is tuple:
-                parties.update((f"{k}[{i}]", c) for i, c in enumerate(v)
-                               if isinstance(c, Combatant))
-        return self._start(source, choices, list(arguments.values()), parties,
+        return self._start(source, choices, list(arguments.values()), _parties(arguments),
                            {id(h) for h in made.values()}, traced)
 
     def _start(self, source: DiceSource, choices: dict[str, Any], handed: list[Any],
@@ -449,15 +485,19 @@ class Procedure:
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
-            last = ctx.trace[-1][3] if ctx.trace else None
-            where = f" after line {last.line}" if last is not None else ""
-            what = calculation_message(err) if not isinstance(err, TypeError) else (
-                "a value used here is none (a name set in only some branches of an `if` is "
-                "none in the others)")
-            raise CalculationError(f"{what}: in procedure {self.name}{where}", self.span,
-                                   self.source) from None
+            raise self._failed(ctx, err) from None
         raise RulecraftError(f"procedure {self.name} ended without an outcome", self.span,
                              self.source)
+
+    def _failed(self, ctx: RunContext, err: Exception) -> CalculationError:
+        """A calculation of a run with no answer, as a rule error after the last step made."""
+        last = ctx.trace[-1][3] if ctx.trace else None
+        where = f" after line {last.line}" if last is not None else ""
+        what = calculation_message(err) if not isinstance(err, TypeError) else (
+            "a value used here is none (a name set in only some branches of an `if` is "
+            "none in the others)")
+        return CalculationError(f"{what}: in procedure {self.name}{where}", self.span,
+                                self.source)
 
 
 __all__ = ["FrozenMap", "Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry",

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .combatants import Combatant, CombatantModel, ValueType
+from .combatants import Combatant, CombatantModel, Param, ValueType
 from .errors import RangeError, Span, UnknownEntryError
 from .tables import Table
 
-if TYPE_CHECKING:  # named in annotations only: `eval` reads a Param without the procedures
+if TYPE_CHECKING:  # named in annotations only: loading this module loads neither
     from .procedures import Procedure
     from .references import Reference
-
-
-@attrs.frozen
-class Param:
-    """A formula or procedure parameter: name, declared type (with its range) and where."""
-
-    name: str
-    type: ValueType
-    span: Span | None = attrs.field(default=None, eq=False)
-    default: Any = None
-    has_default: bool = False
 
 
 @attrs.define(eq=False)
@@ -90,6 +78,8 @@ class NameMap(dict):  # type: ignore[type-arg]
             title = "_".join(str(getattr(item, "title", "")).lower().replace("-", " ").split())
             if wanted in (name, title):
                 return item
+        import difflib  # only when a name is wrong
+
         close = difflib.get_close_matches(str(key), list(self), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UnknownEntryError(f"there is no {key!r} here (there are: {', '.join(self)}){hint}")

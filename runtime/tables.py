@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -481,6 +480,8 @@ class Table:
     def _missing(self, key: Key, value: Any) -> RangeError:
         shown = display(to_internal(value)) if not isinstance(value, str) else repr(value)
         if key.members is not None:
+            import difflib  # only when a name is wrong
+
             close = difflib.get_close_matches(str(value), key.members, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             article = "an" if key.label[:1].lower() in "aeiou" else "a"
