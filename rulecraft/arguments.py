@@ -61,7 +61,8 @@ def value_of(name: str, text: str, limits: Limits) -> Any:
 
 
 def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
-    """One combatant from a JSON file: a bounded read of a regular file, finite numbers only."""
+    """One combatant from a JSON file (or a TOML fighter file, by its name's ending): a bounded
+    read of a regular file, finite numbers only."""
     def refused(reason: str) -> RangeError:
         return RangeError(f"cannot read combatant {party} from {api.shown(filename)}: {reason}")
 
@@ -82,9 +83,17 @@ def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
 
     too_deep = (f"its values are nested more than {limits.input_depth} deep "
                 f"{Limits.hint('input_depth')}")
+    toml = filename.lower().endswith(".toml")  # a fighter file, as `rulecraft fight` reads
     try:
         text = api.read_bounded(filename, limits.input_bytes, "input_bytes").decode("utf-8-sig")
-        sheet = json.loads(text, parse_int=whole, parse_float=finite, parse_constant=constant)
+        if toml:
+            import tomllib  # only for a .toml sheet
+
+            sheet = tomllib.loads(text, parse_float=finite)
+            _whole_numbers(sheet, whole)
+        else:
+            sheet = json.loads(text, parse_int=whole, parse_float=finite,
+                               parse_constant=constant)
     except UnicodeDecodeError:
         raise refused("it is not UTF-8 text") from None
     except RecursionError:  # nested past what Python's own stack takes
@@ -97,6 +106,19 @@ def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
         raise RangeError(f"{api.shown(filename)} must hold one combatant as a JSON object "
                          '({"strength": 12, ...})')
     return sheet
+
+
+def _whole_numbers(value: Any, whole: Any) -> None:
+    """Every whole number of a TOML sheet held to the digits a number may have."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            whole(str(item))
 
 
 def _depth(value: Any, enough: int) -> int:

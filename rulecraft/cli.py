@@ -308,8 +308,9 @@ def roll(dice: str, seed: int | None, explain: bool, as_json: bool, limits: Limi
 def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | None,
         scripted: str | None, trace: bool, as_json: bool, limits: Limits) -> None:
     """Run PROCEDURE of RULEBOOK. ARGUMENTS are party.field=value for combatants
-    (attacker.strength=12, attacker.training.Sword=5), party=@file.json for a whole combatant,
-    and name=value for choices (defence="Active Dodge"). A value is a number, true or false,
+    (attacker.strength=12, attacker.training.Sword=5), party=@file.json (or a .toml fighter
+    file) for a whole combatant, and name=value for choices (defence="Active Dodge"). A value
+    is a number, true or false,
     or text; quotes that reach rulecraft keep it text ('name="12"' in a shell).
 
     Every value given for a combatant is checked before the procedure runs, and every problem

@@ -235,3 +235,22 @@ def test_defend_moves_a_hex_and_waits_on_guard(rb):
     # He fights back once it is made: a strike after his Base Speed (14), from 16.
     assert [(e["time"], e["value"]) for e in fight.events if e["kind"] == "act" and
             fight.name(e["party"]) == "first"][-1] == (16, 30)
+
+
+def test_the_fighter_files_serve_run_and_odds_too(tmp_path):
+    # The example fighters are TOML; `run` and `odds` read `party=@file` as `fight` reads them.
+    runner = CliRunner()
+    args = ["attacker=@examples/ringing_steel/swordsman.toml",
+            "defender=@examples/ringing_steel/spearman.toml"]
+    done = runner.invoke(cli, ["run", "ringing_steel", "melee_attack", *args, "--dice", "8,3"])
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[0] == "hit"
+    odds = runner.invoke(cli, ["odds", "ringing_steel", "melee_attack", *args, "--json"])
+    assert odds.exit_code == 0
+    assert {"outcome": "hit", "probability": "9/10", "percent": 90.0} in json.loads(odds.output)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("strength = = 3\n")
+    refused = runner.invoke(cli, ["run", "ringing_steel", "melee_attack", f"attacker=@{bad}",
+                                  args[1]])
+    assert refused.exit_code == 1 and "cannot read combatant attacker" in refused.output
+    assert "Traceback" not in refused.output
