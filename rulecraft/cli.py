@@ -310,8 +310,8 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
     """Run PROCEDURE of RULEBOOK. ARGUMENTS are party.field=value for combatants
     (attacker.strength=12, attacker.training.Sword=5), party=@file.json (or a .toml fighter
     file) for a whole combatant, and name=value for choices (defence="Active Dodge"). A value
-    is a number, true or false,
-    or text; quotes that reach rulecraft keep it text ('name="12"' in a shell).
+    is a number, true or false, or text; quotes that reach rulecraft keep it text ('name="12"'
+    in a shell).
 
     Every value given for a combatant is checked before the procedure runs, and every problem
     is reported at once, named by party, field and where it was given."""
