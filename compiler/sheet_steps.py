@@ -210,9 +210,9 @@ class _Words:
             return (Piece(f"{who.capitalize()}’s next action completes {word} "), *time,
                     Piece("."))
         if verb == "lengthen":
-            return (Piece(f"Add "), *time, Piece(f" to the action {who} has under way."))
-        return (Piece(f"Add "), *time, Piece(f" to the action {who} has under way, or else to "
-                                            "the next one he starts."),)
+            return (Piece("Add "), *time, Piece(f" to the action {who} has under way."))
+        return (Piece("Add "), *time, Piece(f" to the action {who} has under way, or else to "
+                                           "the next one he starts."))
 
     def condition(self, text: str) -> Rich:
         """Lasting conditions: `give f "Stunned" for T`, `end f "Stunned"`."""
