@@ -1,8 +1,8 @@
 """The engine against what it replaces, timed in one run, as ratios (times depend on the machine).
 
 Run: `python benchmarks/bench_core.py` after `pip install -e '.[bench]'` (icepool; for the dice
-row also `pip install --no-deps d20`: see pyproject.toml). `--strict` exits 1 when a target is
-missed; `--quick` runs each row briefly (tests/test_benchmarks.py keeps it working).
+row also `pip install --no-deps d20 cachetools`: see pyproject.toml). `--strict` exits 1 when a
+target is missed; `--quick` runs each row briefly (tests/test_benchmarks.py keeps it working).
 
 Every row times the engine and its baseline alternately, repeat after repeat, so that a busy
 machine slows both alike; it prints the median time of each and the median of the per-repeat

@@ -20,7 +20,8 @@ from .values import display
 
 class About(str):
     """A trace entry's detail that also names the combatant the step concerns (the rule calls
-    it by its own label: `foe`, `defender`), so a fight's log can say whom."""
+    it by its own label: `foe`, `defender`), so a fight's log can say whom. Runs record it as
+    (text, party); `Result.trace` makes it one of these when read."""
 
     party: Any
 
@@ -61,7 +62,7 @@ class Schedule:
         self.order += 1
         self.stopped.discard(id(who))
         self.next_turns[id(who)] = (when, self.order, who)
-        self.ctx.trace.append(("act", label, when, span, About(self.clock + (
+        self.ctx.trace.append(("act", label, when, span, (self.clock + (
             f", {display(carried)} carried" if carried else ""), who)))
 
     def delay(self, span: Span, label: str, who: Any, by: Any) -> None:
@@ -72,13 +73,11 @@ class Schedule:
         found = self.next_turns.get(id(who))
         if found is None or found[0] <= self.now:
             self.carried[id(who)] = self.carried.get(id(who), 0) + by
-            self.ctx.trace.append(("delay", label, by, span, About("added to the next action",
-                                                                   who)))
+            self.ctx.trace.append(("delay", label, by, span, ("added to the next action", who)))
             return
         when, order, _ = found
         self.next_turns[id(who)] = (when + by, order, who)
-        self.ctx.trace.append(("delay", label, by, span, About(f"now at {display(when + by)}",
-                                                               who)))
+        self.ctx.trace.append(("delay", label, by, span, (f"now at {display(when + by)}", who)))
 
     def lengthen(self, span: Span, label: str, who: Any, by: Any) -> None:
         """`lengthen f by T`: the action f has under way completes T later; with none under way,
@@ -86,13 +85,12 @@ class Schedule:
         self._party(span, label, who)
         found = self.next_turns.get(id(who))
         if found is None or found[0] <= self.now:
-            self.ctx.trace.append(("lengthen", label, by, span, About("no action under way",
-                                                                      who)))
+            self.ctx.trace.append(("lengthen", label, by, span, ("no action under way", who)))
             return
         when, order, _ = found
         self.next_turns[id(who)] = (when + by, order, who)
-        self.ctx.trace.append(("lengthen", label, by, span,
-                               About(f"now at {display(when + by)}", who)))
+        self.ctx.trace.append(("lengthen", label, by, span, (f"now at {display(when + by)}",
+                                                             who)))
 
     def next_turn(self, who: Any) -> Any:
         """When the action `who` has under way completes (none if it has none)."""
@@ -106,7 +104,7 @@ class Schedule:
         self.carried.pop(id(who), None)
         if id(who) not in self.stopped:  # stopping a party already stopped is no news
             self.stopped.add(id(who))
-            self.ctx.trace.append(("stop", label, who, span, About("", who)))
+            self.ctx.trace.append(("stop", label, who, span, ("", who)))
 
     def next(self, span: Span, label: str, every: Any = None) -> tuple[Any, Any] | None:
         """The party whose turn comes first and the time it comes, or None when nobody acts.

@@ -534,7 +534,7 @@ def _merge(held: list[Any], num: int, den: int, passes: int) -> None:
     if held[1] == den:
         held[0] += num
     else:
-        _add(held, num, den)
+        add_weight(held, num, den)
     if passes > held[5]:
         held[5] = passes
 
@@ -569,7 +569,7 @@ def _push(straight: list[tuple[Any, ...]], target: int, frame: list[Any], slot: 
         straight.append((target, num * ways, den, child, fresh, fresh, passes))
 
 
-def _add(held: list[Any], num: int, den: int) -> None:
+def add_weight(held: list[Any], num: int, den: int) -> None:
     """Add num/den to the weight held as [numerator, denominator, ...]."""
     if held[1] == den:
         held[0] += num
@@ -980,7 +980,7 @@ class Exact:
             if held is None:
                 ends[key] = [num, den, outcome, tuple(after)]
             else:
-                _add(held, num, den)
+                add_weight(held, num, den)
 
         self.solve(stepper, frame, parties, question, finish)
         self.ctx.passes_made, self.ctx.handles = passes, handles
@@ -1011,10 +1011,11 @@ def odds(stepper: Stepper, ctx: Any, arguments: tuple[Any, ...], parties: list[C
         if held is None:
             sums[key] = [num, den]
         else:
-            _add(held, num, den)
+            add_weight(held, num, den)
 
     Exact(ctx, limits).solve(stepper, stepper.frame(arguments), parties, question, finish)
     return {k: Fraction(n, d) for k, (n, d) in sums.items()}
 
 
-__all__ = ["ALL", "Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge", "odds"]
+__all__ = ["ALL", "Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge",
+           "add_weight", "odds"]

@@ -37,7 +37,7 @@ from .context import Finished, RunContext
 from .dice import Counts, _Table
 from .encounters import Schedule
 from .errors import ARITHMETIC, RulecraftError, Span
-from .exact import TooLarge
+from .exact import TooLarge, add_weight
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
                            Unmergeable)
 from .limits import Limits
@@ -187,7 +187,7 @@ class FightOdds:
                     if self.states > self.limits.odds_states:
                         raise self.too_large("odds_states")
                 else:
-                    _add(held, n, d)
+                    add_weight(held, n, d)
             else:
                 self.ended(end, ctx, n, d, ends)
             if first:
@@ -243,7 +243,7 @@ class FightOdds:
         if held is None:
             ends[group] = [num, den]
         else:
-            _add(held, num, den)
+            add_weight(held, num, den)
 
     def reached(self, ctx: FightContext, made: int, sched: Any, values: tuple[Any, ...]
                 ) -> Reached:
@@ -298,7 +298,7 @@ class FightOdds:
             if held is None:
                 found[key] = [source.numerator, source.denominator, outcome, left]
             else:
-                _add(held, source.numerator, source.denominator)
+                add_weight(held, source.numerator, source.denominator)
         return Endings(found)
 
     # ---- limits ----------------------------------------------------------------------------
@@ -401,16 +401,6 @@ def _detached(value: Any) -> Any:
     if type(value) is tuple:
         return tuple(map(_detached, value))
     return value
-
-
-def _add(held: list[Any], num: int, den: int) -> None:
-    """Add num/den to the weight held as [numerator, denominator, ...]."""
-    if held[1] == den:
-        held[0] += num
-        return
-    both = math.lcm(held[1], den)
-    held[0] = held[0] * (both // held[1]) + num * (both // den)
-    held[1] = both
 
 
 __all__ = ["FightContext", "FightOdds", "Reached", "TALLY", "Unmergeable"]
