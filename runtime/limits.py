@@ -32,6 +32,8 @@ class Limits:
     table_rows: int = attrs.field(default=10_000, validator=_positive)  # rows of one table
     table_cells: int = attrs.field(default=200_000, validator=_positive)  # cells of one table
     key_span: int = attrs.field(default=1_000_000, validator=_positive)  # values of one range key
+    extends_depth: int = attrs.field(default=8, validator=_positive)  # bases under a house file
+    extends_bytes: int = attrs.field(default=3_000_000, validator=_positive)  # a chain, all files
     # -- rolling -----------------------------------------------------------------------------
     dice_per_roll: int = attrs.field(default=1000, validator=_positive)
     sides_per_die: int = attrs.field(default=10_000, validator=_positive)
@@ -41,6 +43,10 @@ class Limits:
     # items gone over in one evaluation, by aggregates however nested (formulas they call
     # too): five passes over the largest range; a shipped rule goes over at most 32
     aggregate_items: int = attrs.field(default=5_000_000, validator=_positive)
+    # one command's work (a run, odds, a sheet, a fight or many, a sweep): every loop pass,
+    # procedure call, aggregate item and reference cell draws from it; a few seconds' worth
+    work: int = attrs.field(default=20_000_000, validator=_positive)
+    trace_entries: int = attrs.field(default=200_000, validator=_positive)  # kept: the newest
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk
     odds_states: int = attrs.field(default=100_000, validator=_positive)  # distinct states
@@ -50,6 +56,8 @@ class Limits:
     # -- what a caller hands in --------------------------------------------------------------
     input_bytes: int = attrs.field(default=1_000_000, validator=_positive)  # a combatant file
     input_depth: int = attrs.field(default=20, validator=_positive)  # nesting of given values
+    # -- what a command writes ---------------------------------------------------------------
+    output_bytes: int = attrs.field(default=20_000_000, validator=_positive)  # a sheet, a log
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
