@@ -17,7 +17,7 @@ from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
-from .scope import Scope
+from .scope import Scope, cost
 from .types import ANY, INT, NUM, T, accepts, join
 
 
@@ -492,7 +492,7 @@ class Writer(EncounterSteps):
         where = self.scope.span_ref(step.span)
         args = "".join(c + ", " for c in codes)
         self.line(depth, f"{var} = _ctx.call({where}, {step.name!r}, {step.procedure!r}, "
-                         f"p_{step.procedure}, ({args}))")
+                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)})")
 
     def _arguments(self, step: s.CallStep, callee: s.ProcedureDecl,
                    params: list[tuple[str, T]], env: Env) -> list[str]:
@@ -555,7 +555,8 @@ class Writer(EncounterSteps):
             self.scope.error(RuleTypeError, f"{step.var} is already a name here: the loop needs "
                              "a name of its own", step.span)
         inner[step.var] = (f"v_{step.var}", item)
-        self.line(depth, f"for v_{step.var} in _ctx.each({where}, {step.var!r}, {code}):")
+        self.line(depth, f"for v_{step.var} in _ctx.each({where}, {step.var!r}, {code}"
+                         f"{cost(step.body)}):")
         self.unset = set(before)
         self.steps(step.body, inner, depth + 1)
         if not step.body:
@@ -578,7 +579,8 @@ class Writer(EncounterSteps):
         self.loops += 1
         counter = f"_pass{self.loops}"
         where = self.scope.span_ref(step.span)
-        self.line(depth, f"for {counter} in _ctx.passes({where}, {self.emit.cast(cap, ct, 'int', step.cap)}):")
+        capped = self.emit.cast(cap, ct, 'int', step.cap)
+        self.line(depth, f"for {counter} in _ctx.passes({where}, {capped}{cost(step.body)}):")
         before = set(self.unset)
         self.unset = set(before)
         self.steps(step.body, env, depth + 1)  # the body runs at least once: what it sets is set

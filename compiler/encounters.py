@@ -17,6 +17,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
 from .expressions import Env
+from .scope import cost
 from .types import INT, NUM, T, is_number
 
 # The outcomes every encounter can end in, and what each carries.
@@ -113,7 +114,8 @@ class EncounterSteps:
         period = self._period(step, env, depth)
         self.line(depth, "_head = _ctx.head")
         self.line(depth, f"for _pass in _ctx.passes({where}, "
-                         f"{self.emit.cast(cap, ct, 'int', step.cap)}, _ctx.resumed):")
+                         f"{self.emit.cast(cap, ct, 'int', step.cap)}, _ctx.resumed"
+                         f"{cost(step.body)}):")
         inner = depth + 1
         self._head(step, env, period, inner)
         made = "_sched.turns" if step.kind == "turn" else "_pass + 1"

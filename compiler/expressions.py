@@ -260,6 +260,13 @@ class Emitter:
         # A number known only at run time stays `any`: whether it is whole is checked where it
         # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
+        digits = self.scope.limits.number_digits
+        if op == "*" and result != NUM:  # whole numbers: their digits are bounded
+            return f"_mul({left}, {right}, {self.scope.span_ref(node.span)}, {digits})", result
+        if result != NUM and not isinstance(node.left, s.Number) and \
+                not isinstance(node.right, s.Number):  # `x + x` doubles: bounded too
+            return f"_sized({left} {op} {right}, {self.scope.span_ref(node.span)}, {digits})", \
+                result
         return f"({left} {op} {right})", result
 
     def _membership(self, node: s.Binary, left: str, lt: T, env: Env) -> tuple[str, T]:

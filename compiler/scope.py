@@ -244,3 +244,10 @@ class Scope:
 
 def _number(text: str) -> int | Decimal:
     return Decimal(text) if "." in text else int(text)
+
+
+def cost(steps: tuple[Any, ...], more: int = 1) -> str:
+    """The argument that makes a loop pass or a call cost the steps it plays, from the
+    command's work (runtime/work.py): a unit is about an aggregate's item, and a step played
+    (traced) takes about three; a pass costs one step more, a call five more."""
+    return f", cost={3 * (len(s.all_steps(steps)) + more)}"

@@ -40,7 +40,7 @@ from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEME
 
 from .codegen import Writer, _blocks, _bound_names, _ends
 from .expressions import Env
-from .scope import Scope
+from .scope import Scope, cost
 from .sums import fold_sums
 from .types import INT, T
 
@@ -243,7 +243,8 @@ class StepWriter(Writer):
         self._begin(head)
         home = self.lines
         self.line(1, f"if {index} < len({items}):")
-        self.line(2, f"v_{step.var} = _ctx.item({where}, {step.var!r}, {items}[{index}])")
+        self.line(2, f"v_{step.var} = _ctx.item({where}, {step.var!r}, {items}[{index}]"
+                     f"{cost(step.body)})")
         self.line(2, f"{index} += 1")
         self.unset = set(before)
         end = self.steps(step.body, inner, 2)
@@ -269,7 +270,7 @@ class StepWriter(Writer):
         self._go(depth, body)
         self._begin(body)
         self.line(1, f"{count} += 1")
-        self.line(1, f"_ctx._pass({where})")
+        self.line(1, f"_ctx._pass({where}{cost(step.body)})")
         before = set(self.unset)
         self.unset = set(before)
         end = self.steps(step.body, env, 1)  # the body runs at least once: what it sets is set

@@ -194,9 +194,12 @@ def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # 
     from rulecraft.compiler.sheets import render  # only sheets need Jinja
     from rulecraft.runtime.rulebook import Rulebook
 
+    from rulecraft.runtime.work import budget
+
     if not isinstance(rulebook, Rulebook):
         rulebook = load(rulebook, limits)
-    return render(rulebook, format, paper, sources, templates, limits)
+    with budget(limits):  # every reference of the sheet draws from one budget of work
+        return render(rulebook, format, paper, sources, templates, limits)
 
 
 def rule_files(rulebook: Rulebook) -> list[str]:

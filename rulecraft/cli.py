@@ -19,6 +19,7 @@ import click
 from rulecraft.runtime.dice import ScriptedDice, SeededDice
 from rulecraft.runtime.errors import RangeError, RulecraftError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
+from rulecraft.runtime.work import budget
 from rulecraft.runtime.tables import Record
 from rulecraft.runtime.values import display, to_public
 
@@ -74,9 +75,12 @@ def _parse_limits(ctx: click.Context, param: click.Parameter, values: tuple[str,
             raise click.BadParameter(f"{text!r}: give {name}=N with N a whole number of 1 or more")
         changes[name] = int(number)
     try:
-        return DEFAULT_LIMITS.raised(**changes)
+        limits = DEFAULT_LIMITS.raised(**changes)
     except RangeError as err:
         raise click.BadParameter(err.message) from None
+    # One budget of work for the whole command (runtime/work.py), closed when it ends.
+    ctx.with_resource(budget(limits))
+    return limits
 
 
 limit_option = click.option(

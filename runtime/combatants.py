@@ -207,9 +207,10 @@ class CombatantModel:
             except ARITHMETIC as err:
                 raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
                                        f"{self.name}", self.span, self.source) from None
-            if len(self._cache) > 4096:
-                self._cache.clear()
-            self._cache[key] = cached
+            if not any(map(bulky, values.values())):
+                if len(self._cache) > 4096:
+                    self._cache.clear()
+                self._cache[key] = cached
         return cached
 
     def build(self, /, **given: Any) -> Combatant:
@@ -249,6 +250,15 @@ class CombatantModel:
         return Combatant(self, self.derived(values))
 
 
+REMEMBERED = 64  # a state holding a longer list or map is not remembered as a change's result
+
+
+def bulky(value: Any) -> bool:
+    """Whether a state value is too long to remember as the result of a change: each state
+    remembers the next, so a run growing a list step by step would keep every size of it."""
+    return type(value) in (tuple, dict) and len(value) > REMEMBERED
+
+
 class Combatant:
     """One combatant: read figures as attributes (`fighter.anti_parry`) or items."""
 
@@ -280,9 +290,10 @@ class Combatant:
             values = {n: self._values[n] for n in self.model.given_names}
             values[name] = value
             found = Combatant(self.model, self.model.derived(values))
-            if len(self._next) > 256:
-                self._next.clear()
-            self._next[key] = found
+            if not bulky(value):
+                if len(self._next) > 256:
+                    self._next.clear()
+                self._next[key] = found
         return found
 
     def handle(self) -> Combatant:

@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from .combatants import Combatant, ValueType
+from .combatants import Combatant, ValueType, bulky
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
 from .results import Outcome
 from .values import display, match_name, to_internal, to_public
+from .work import current
 
 
 _NOT_HELD = object()
@@ -59,6 +60,13 @@ class RunContext:
         self.passes_made = 0  # loop passes so far in this run, against loop_passes
         self.handles: set[int] = set()  # ids of the combatants this run may change
         self.limits: Limits = getattr(dice, "limits", DEFAULT_LIMITS)
+        self.work = current(self.limits)  # the command's budget, which every pass draws from
+        # The trace keeps its newest entries, weighed with the items of the lists they hold,
+        # within `trace_entries`: `dropped` entries before them are not kept, and they end
+        # `dropped_depth` calls deep.
+        self.dropped = self.dropped_depth = 0
+        self._weight = self._weighed = 0
+        self._mark = _WEIGH_EVERY
 
     def roll(self, span: Span, name: str, dice: Any) -> Any:
         if not isinstance(dice, Dice):
@@ -202,16 +210,18 @@ class RunContext:
             known = who._next.get(op)
         except TypeError:  # a map or list set whole: worked out each time
             op, known = None, None
+        remember, memo = known is None and op is not None, who._next
         if known is None:
             known = self._changed(span, party, who, field, index, value, mode)
-            if op is not None:
-                if len(who._next) > 256:  # as `changed` keeps it: a few next states each
-                    who._next.clear()
-                who._next[op] = known
         who.become(known)
         now = known._values[field]
+        remember = remember and not bulky(now)
         for key in index:  # the changed entry (`_dig`, written out: every blow makes a few)
             now = now[key]
+        if remember and not bulky(now):  # on the state changed from
+            if len(memo) > 256:  # as `changed` keeps it: a few next states each
+                memo.clear()
+            memo[op] = known
         # The trace names the target as `party.field[key]` when it is read (results._entry).
         self.trace.append(("change", (party, field, index), now, span, mode))
 
@@ -223,13 +233,13 @@ class RunContext:
             given = dict(zip(spec.type.index_names() if spec.type else [], index))
             empty = _empty(spec.type, len(index))
             combine = who.model.combiners[spec.combine] if spec.combine else None
-            updated = self._updated(combine, who._values[field], index, value, mode, given,
-                                    empty)
+            updated = self._updated(span, combine, who._values[field], index, value, mode,
+                                    given, empty)
         elif mode == "set":
             updated = value
         else:
             combine = who.model.combiners[spec.combine] if spec.combine else None
-            updated = self._updated(combine, who._values[field], (), value, mode, {}, None)
+            updated = self._updated(span, combine, who._values[field], (), value, mode, {}, None)
         if spec.type is not None and (index or spec.type.low is not None):
             updated = self._in_range(span, party, spec, index, updated)
         return who.changed(field, updated)
@@ -254,9 +264,16 @@ class RunContext:
         return _replace(updated, index, held)
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...]) -> Outcome:
+             args: tuple[Any, ...], cost: int = 1) -> Outcome:
         """Another procedure, played in this run: same dice, choices and trace, its own values.
-        Its outcome ends only it, and is the caller's value `name`."""
+        Its outcome ends only it, and is the caller's value `name`. It costs the steps its
+        procedure writes, from the command's work."""
+        work = self.work
+        work.left -= cost
+        if work.left < 0:
+            work.refuse(span, self.source)
+        if len(self.trace) > self._mark:
+            self._keep_trace()
         saved = self.values
         self.values = {}
         self.trace.append(("call", name, procedure, span))
@@ -273,22 +290,23 @@ class RunContext:
         self.trace.append(("return", name, outcome, span))
         return outcome
 
-    def each(self, span: Span, name: str, items: Iterable[Any]) -> Iterator[Any]:
-        """The items of a `for each`, each traced as the loop's value."""
+    def each(self, span: Span, name: str, items: Iterable[Any], cost: int = 1) -> Iterator[Any]:
+        """The items of a `for each`, each traced as the loop's value (and costing the steps
+        of the loop's body)."""
         for item in tuple(items):
-            self._pass(span)
+            self._pass(span, cost)
             self.values[name] = item
             self.trace.append(("each", name, item, span))
             yield item
 
-    def passes(self, span: Span, cap: int, start: int = 0) -> Iterator[int]:
+    def passes(self, span: Span, cap: int, start: int = 0, cost: int = 1) -> Iterator[int]:
         """The passes of a `repeat` or an encounter's loop: at most `cap`, the number its rule
         writes (from pass `start` when exact odds resume a fight there)."""
         if cap < 1:
             raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
                              self.source)
         for n in range(start, cap):
-            self._pass(span)
+            self._pass(span, cost)
             yield n
 
     def until(self, span: Span, condition: str, met: bool) -> bool:
@@ -300,24 +318,60 @@ class RunContext:
                          "nothing of what happens then (add an `at the cap:` block)", span,
                          self.source)
 
-    def _pass(self, span: Span) -> None:
+    def _pass(self, span: Span, cost: int = 1) -> None:
+        """One more loop pass, within `loop_passes` for the run and the command's work."""
         self.passes_made += 1
         if self.passes_made > self.limits.loop_passes:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
+        work = self.work
+        work.left -= cost
+        if work.left < 0:
+            work.refuse(span, self.source)
+        if len(self.trace) > self._mark:
+            self._keep_trace()
 
-    def _updated(self, combine: Callable[..., Any] | None, current: Any, index: tuple[Any, ...],
-                 value: Any, mode: str, given: dict[str, Any], empty: Any) -> Any:
+    def _keep_trace(self) -> None:
+        """Drop the oldest trace entries once the trace outweighs `trace_entries`, down to
+        half of it: only loops and calls grow a trace without bound, and both come here."""
+        trace = self.trace
+        weight = self._weight + sum(map(_weight, trace[self._weighed:]))
+        limit = self.limits.trace_entries
+        if weight > limit and type(trace) is list:
+            cut, depth = 0, self.dropped_depth
+            while weight > limit // 2 and cut < len(trace):
+                entry = trace[cut]
+                weight -= _weight(entry)
+                depth += (entry[0] == "call") - (entry[0] == "return")
+                cut += 1
+            del trace[:cut]
+            self.dropped += cut
+            self.dropped_depth = depth
+        self._weight, self._weighed = weight, len(trace)
+        self._mark = len(trace) + _WEIGH_EVERY
+
+    def _updated(self, span: Span, combine: Callable[..., Any] | None, current: Any,
+                 index: tuple[Any, ...], value: Any, mode: str, given: dict[str, Any],
+                 empty: Any) -> Any:
+        """A state with one change made; a list or map it grows stays within `list_items`."""
         if index:
+            self.work.spend(len(current), span, self.source)  # a copy: work as long as it
             inner = dict(current)
             key, rest = index[0], index[1:]
+            if key not in inner and len(inner) >= self.limits.list_items:
+                raise RangeError(f"this map would hold more than {self.limits.list_items} "
+                                 f"entries {Limits.hint('list_items')}", span, self.source)
             fresh = empty if not rest else {}
-            inner[key] = self._updated(combine, inner.get(key, fresh), rest, value, mode, given,
-                                       empty)
+            inner[key] = self._updated(span, combine, inner.get(key, fresh), rest, value, mode,
+                                       given, empty)
             return inner
         if mode == "set":
             return value
         if isinstance(current, tuple):
+            if len(current) >= self.limits.list_items:
+                raise RangeError(f"this list would hold more than {self.limits.list_items} items "
+                                 f"{Limits.hint('list_items')}", span, self.source)
+            self.work.spend(len(current), span, self.source)
             items = current + (value,)
             if combine is not None:
                 items = combine(items, given)
@@ -334,6 +388,16 @@ class RunContext:
         outcome = Outcome(name, values, span)
         self.trace.append(("outcome", name, outcome, span))
         return outcome
+
+
+_WEIGH_EVERY = 64  # trace entries added between two weighings of the trace
+
+
+def _weight(entry: tuple[Any, ...]) -> int:
+    """What a trace entry weighs against `trace_entries`: one, and the items of a list or map
+    it holds (a loop growing a list keeps every size of it)."""
+    value = entry[2]
+    return 1 + len(value) if type(value) in (tuple, dict) else 1
 
 
 def _empty(vt: ValueType | None, depth: int) -> Any:
@@ -387,9 +451,9 @@ class ExactContext(RunContext):
     def until(self, span: Span, condition: str, met: bool) -> bool:
         return met
 
-    def item(self, span: Span, name: str, value: Any) -> Any:
+    def item(self, span: Span, name: str, value: Any, cost: int = 1) -> Any:
         """One item of a `for each` cut at a roll or call inside it (its pass counted)."""
-        self._pass(span)
+        self._pass(span, cost)
         return value
 
     def first_pass(self, span: Span, cap: int) -> int:

@@ -83,7 +83,7 @@ class FightContext(RunContext):
         raise fight.reached(self, made, sched, values)
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...]) -> Outcome:
+             args: tuple[Any, ...], cost: int = 1) -> Outcome:
         """A call, as a roll of its endings: the one this run takes is put in place."""
         dice, fight = self.dice, self.fight
         seen = dice.seen

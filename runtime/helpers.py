@@ -14,6 +14,7 @@ from .encounters import Schedule, hex_distance, hex_in_front
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
+from .work import opened
 from .tables import CellExpression, Record, Table
 
 
@@ -22,6 +23,9 @@ class _Budget(threading.local):
 
     open = False
     items = 0
+
+
+_LOG10_2 = 0.30102999566398120  # digits per bit
 
 
 def make_helpers(source: str) -> dict[str, Any]:
@@ -42,7 +46,8 @@ def make_helpers(source: str) -> dict[str, Any]:
             budget.open = False
 
     def _spend(count: int, span: Span, limit: int) -> None:
-        """`count` items about to be gone over, within `aggregate_items` for the evaluation."""
+        """`count` items about to be gone over, within `aggregate_items` for the evaluation
+        and the work of the command under way."""
         spent = budget.items + count if budget.open else count
         if spent > limit:
             raise RangeError(f"working this out would go over more than {limit} items of lists "
@@ -50,6 +55,9 @@ def make_helpers(source: str) -> dict[str, Any]:
                              f"{Limits.hint('aggregate_items')}", span, source)
         if budget.open:
             budget.items = spent
+        work = opened()
+        if work is not None:
+            work.spend(count, span, source)
 
     def _items(items: Any, span: Span, limit: int, weight: int = 1) -> Any:
         """The collection an aggregate goes over, its items spent from the budget first (each
@@ -146,6 +154,24 @@ def make_helpers(source: str) -> dict[str, Any]:
                              f"{limit} {Limits.hint('list_items')}", span, source)
         _spend(len(left) + len(right), span, items_limit)
         return left + right
+
+    def _mul(left: Any, right: Any, span: Span, digits: int) -> Any:
+        """A product of whole numbers, refused before it has more than `number_digits` digits
+        (squaring in a loop doubles them each pass, and soon takes minutes)."""
+        if type(left) is int and type(right) is int and \
+                (left.bit_length() + right.bit_length()) * _LOG10_2 > digits + 1:
+            raise RangeError(f"this product would have more than {digits} digits "
+                             f"{Limits.hint('number_digits')}", span, source)
+        return left * right
+
+    def _sized(value: Any, span: Span, digits: int) -> Any:
+        """A sum or difference of whole numbers within `number_digits` digits (`x + x` in a
+        loop doubles each pass)."""
+        if type(value) is int and value.bit_length() * _LOG10_2 > digits:
+            if len(str(abs(value))) > digits:
+                raise RangeError(f"this number would have more than {digits} digits "
+                                 f"{Limits.hint('number_digits')}", span, source)
+        return value
 
     def _present(value: Any, span: Span, label: str) -> Any:
         """A value that may be none (a blank table cell, a name not set on this path), where
@@ -298,6 +324,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_cast": _cast,
         "_present": _present,
         "_joined": _joined,
+        "_mul": _mul,
+        "_sized": _sized,
         "_Schedule": Schedule,
         "_hex_distance": hex_distance,
         "_hex_in_front": hex_in_front,

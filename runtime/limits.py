@@ -43,9 +43,10 @@ class Limits:
     # items gone over in one evaluation, by aggregates however nested (formulas they call
     # too): five passes over the largest range; a shipped rule goes over at most 32
     aggregate_items: int = attrs.field(default=5_000_000, validator=_positive)
-    # one command's work (a run, odds, a sheet, a fight or many, a sweep): every loop pass,
-    # procedure call, aggregate item and reference cell draws from it; a few seconds' worth
-    work: int = attrs.field(default=20_000_000, validator=_positive)
+    # one command's work (a run, odds, a sheet, one fight, a sweep's cell): every loop pass,
+    # procedure call, aggregate item and reference cell draws from it (runtime/work.py); a
+    # unit is about an aggregate's item, so the default is 1-3 s; a duel takes about 20,000
+    work: int = attrs.field(default=8_000_000, validator=_positive)
     trace_entries: int = attrs.field(default=200_000, validator=_positive)  # kept: the newest
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -20,6 +22,21 @@ from .limits import DEFAULT_LIMITS, Limits
 from .results import Outcome, Result, TraceEntry
 from .sampling import Estimate
 from .values import display, to_public
+from .work import budget
+
+
+def _spending(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A method that plays the procedure many times (odds, samples) draws from one budget of
+    work (runtime/work.py), the command's if one is open, else one of its own `limits`."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def within_budget(*args: Any, **kwargs: Any) -> Any:
+        limits = signature.bind_partial(*args, **kwargs).arguments.get("limits")
+        with budget(limits if isinstance(limits, Limits) else DEFAULT_LIMITS):
+            return method(*args, **kwargs)
+
+    return within_budget
 
 
 def _check_limits(limits: Any) -> None:
@@ -197,6 +214,7 @@ class Procedure:
         source = SeededDice(seed, limits)
         return (self._play(source, arguments, picked, traced=False) for _ in range(count))
 
+    @_spending
     def sample(
         self,
         count: int,
@@ -228,6 +246,7 @@ class Procedure:
             return lambda r: r.outcome.name
         return lambda r: r.outcome.get(by, r.values.get(by))
 
+    @_spending
     def enumerate(
         self, choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
         **args: Any
@@ -236,6 +255,7 @@ class Procedure:
         return [(source.probability, result)
                 for source, result in self._paths(choices, limits, args)]
 
+    @_spending
     def odds(
         self,
         by: str | Callable[[Result], Any] = "outcome",
@@ -314,6 +334,7 @@ class Procedure:
             raise RangeError(f"no outcome of {self.name} has a value called {by!r}{hint}",
                              self.span, self.source)
 
+    @_spending
     def path_odds(
         self,
         by: str | Callable[[Result], Any] = "outcome",
@@ -479,9 +500,11 @@ class Procedure:
         try:
             outcome = self.fn(ctx, *handed)  # a procedure returns its outcome
             if outcome is not None:
-                return Result(outcome, ctx.values, ctx.parties, ctx.trace)
+                return Result(outcome, ctx.values, ctx.parties, ctx.trace,
+                              (ctx.dropped, ctx.dropped_depth))
         except Finished as done:  # an encounter raises it
-            return Result(done.outcome, ctx.values, ctx.parties, ctx.trace)
+            return Result(done.outcome, ctx.values, ctx.parties, ctx.trace,
+                          (ctx.dropped, ctx.dropped_depth))
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:

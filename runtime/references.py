@@ -18,6 +18,9 @@ import attrs
 from .errors import ARITHMETIC, CalculationError, RangeError, RulecraftError, Span, \
     calculation_message
 from .limits import DEFAULT_LIMITS, Limits
+from .work import current
+
+CELL_COST = 50  # the work of one evaluation of a cell (about fifty items of a list)
 
 
 @attrs.frozen
@@ -91,6 +94,7 @@ class Reference:
             raise RangeError(f"working it out takes {work} evaluations, more than "
                              f"{limits.enumeration_work} {Limits.hint('enumeration_work')}",
                              self.span, self.source)
+        current(limits).spend(work * CELL_COST, self.span, self.source)
         for each in itertools.product(*each_values):
             bound = dict(zip(self.each, each))
             cells = tuple(tuple(self._row(bound, row, columns, outcomes)) for row in rows)

@@ -98,21 +98,29 @@ class Outcome(Mapping[str, Any]):
 class Result:
     """A finished run: its outcome, every value it computed, the combatants after, the trace."""
 
-    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace")
+    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace", "dropped")
 
     def __init__(self, outcome: Outcome, values: Mapping[str, Any],
-                 combatants: Mapping[str, Combatant], steps: list[tuple[Any, ...]]) -> None:
+                 combatants: Mapping[str, Combatant], steps: list[tuple[Any, ...]],
+                 dropped: tuple[int, int] = (0, 0)) -> None:
         self.outcome = outcome
         self.values = values
         self.combatants = combatants
         self._steps = steps
         self._trace: tuple[TraceEntry, ...] | None = None
+        # (entries, calls deep): the oldest entries a long run did not keep (`trace_entries`)
+        self.dropped = dropped
 
     @property
     def trace(self) -> tuple[TraceEntry, ...]:
-        """Each roll, value, choice, branch, change and the outcome, with its rule line."""
+        """Each roll, value, choice, branch, change and the outcome, with its rule line; after
+        a long run, its newest entries, the first saying how many were not kept."""
         if self._trace is None:
-            entries, depth = [], 0
+            entries: list[TraceEntry] = []
+            depth = self.dropped[1]
+            if self.dropped[0]:
+                entries.append(TraceEntry("dropped", "earlier steps", self.dropped[0], None,
+                                          "not kept: limit trace_entries"))
             for step in self._steps:
                 if step[0] == "return":
                     depth -= 1

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
@@ -52,8 +53,13 @@ def rulecraft(args: Sequence[str], cwd: str | os.PathLike[str] | None = None,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, preexec_fn=_capped)
     read: dict[str, bytes] = {}
-    readers = [threading.Thread(target=lambda n=n, f=f: read.__setitem__(n, f.read()))
-               for n, f in (("out", child.stdout), ("err", child.stderr))]
+
+    def reader(name: str, stream: Any) -> None:
+        with stream:
+            read[name] = stream.read()
+
+    readers = [threading.Thread(target=reader, args=pair)
+               for pair in (("out", child.stdout), ("err", child.stderr))]
     for reader in readers:
         reader.start()
     assert child.stdin is not None

@@ -1,0 +1,76 @@
+"""One command's budget of work, which every loop pass, procedure call, aggregate item and
+reference cell draws from.
+
+Each other limit caps one thing (passes of one run, items of one evaluation, paths of one
+odds); their product is what a hostile rule file multiplies. The budget caps the product: a
+command (`rulecraft run`, `odds`, `sheet`, one fight, a sweep's cell) opens one, and whatever
+it plays inside spends from it. A unit of work is one step of a rule played (a loop pass costs
+the steps its body writes, a call the steps its procedure writes) or one item an aggregate goes
+over; the default, `Limits.work`, is a few seconds of the cheapest kind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
+from .errors import RangeError, Span
+from .limits import Limits
+
+
+class Work:
+    """What is left of a budget of work; spending past it is refused, naming the limit."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def spend(self, cost: int, span: Span | None = None, source: str | None = None) -> None:
+        self.left -= cost
+        if self.left < 0:
+            self.refuse(span, source)
+
+    def refuse(self, span: Span | None, source: str | None) -> None:
+        self.left = -1  # refused for good: a caller that catches it cannot go on spending
+        raise RangeError(f"this would take more than {self.limit:,} steps of work in all "
+                         f"(loop passes, procedure calls and the items of lists, each weighed "
+                         f"by the steps it plays) {Limits.hint('work')}", span, source)
+
+    @property
+    def spent(self) -> int:
+        return self.limit - max(self.left, 0)
+
+
+_OPEN: contextvars.ContextVar[Work | None] = contextvars.ContextVar("rulecraft_work",
+                                                                    default=None)
+
+
+@contextlib.contextmanager
+def budget(limits: Limits, own: bool = False) -> Iterator[Work]:
+    """The budget of the command under way, or a new one of `limits.work` for this one: what
+    runs inside draws from it, however many runs, fights or cells that is. `own`: a new one
+    even inside a command (each of a study's fights, whose number the user gave)."""
+    work = _OPEN.get()
+    if work is not None and not own:
+        yield work
+        return
+    work = Work(limits.work)
+    token = _OPEN.set(work)
+    try:
+        yield work
+    finally:
+        _OPEN.reset(token)
+
+
+def current(limits: Limits) -> Work:
+    """The open budget, or (a run played with none open) a budget of its own."""
+    work = _OPEN.get()
+    return work if work is not None else Work(limits.work)
+
+
+def opened() -> Work | None:
+    """The open budget, if any (an aggregate worked out in no command spends none)."""
+    return _OPEN.get()
