@@ -417,10 +417,11 @@ class _Compiler:
             depth, callee, step = max(below, key=lambda b: b[0], default=(0, None, None))
             deepest[name] = (depth + 1, callee)
             if depth == limit:  # its callee's chain was at the limit: this call goes past it
-                chain = [name]
-                while chain[-1] is not None and len(chain) <= limit + 1:
-                    chain.append(deepest[chain[-1]][1])  # type: ignore[arg-type,index]
-                shown = chain[:3] + ["…", chain[-2]] if len(chain) > 5 else chain[:-1]
+                chain, at = [name], callee
+                while at is not None:
+                    chain.append(at)
+                    at = deepest[at][1]
+                shown = chain[:3] + ["…", chain[-1]] if len(chain) > 4 else chain
                 self.scope.error(RangeError, f"this call makes a chain of {limit + 1} "
                                  f"procedures calling each other ({' → '.join(shown)}), more "
                                  f"than {limit} deep {Limits.hint('nesting_depth')}", step.span)

@@ -35,6 +35,10 @@ class EncounterSteps:
         if self.encounter is None:
             return
         self.encounter_name = decl.name
+        for param in decl.params:
+            if param.name == "now":  # it would be the time from the first step on
+                self.scope.error(RuleTypeError, "now is the encounter's time: a parameter "
+                                 "needs a name of its own", param.span)
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", NUM)

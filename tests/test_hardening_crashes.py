@@ -85,6 +85,15 @@ def test_a_turn_named_like_a_party_already_there_is_refused_too():
     assert caught.value.line == 10
 
 
+def test_an_encounter_parameter_named_now_is_refused_too():
+    # It would be the encounter's time from the first step on, the value given lost.
+    text = TURN_NOW.replace("(a: fighter, b: fighter)", "(a: fighter, b: fighter, now: 1..5)")
+    with pytest.raises(rulecraft.RulecraftError) as caught:
+        rulecraft.compile(text, "duel.rules")
+    messages = [(e.line, e.message) for e in getattr(caught.value, "errors", [caught.value])]
+    assert (6, "now is the encounter's time: a parameter needs a name of its own") in messages
+
+
 def test_a_turn_with_a_name_of_its_own_still_plays():
     text = TURN_NOW.replace("turn now:", "turn f:").replace("now == a", "f == a") \
         .replace("act now after now.speed", "act f after f.speed")
