@@ -379,6 +379,7 @@ class _Compiler:
         for cycle in cycles:
             self.scope.error(CycleError, "these procedures call each other in a circle (a run "
                              "must end): " + " → ".join(cycle), found[cycle[0]].span)
+        self._call_depths(ordered, depends)
         built: dict[str, Procedure] = {}
         for name in ordered:
             d = found[name]
@@ -402,6 +403,28 @@ class _Compiler:
                                       outcomes=self._outcomes(name),
                                       clock=d.clock[0] if d.clock else None)
         return {name: built[name] for name in found if name in built}
+
+    def _call_depths(self, ordered: list[str], depends: dict[str, list[tuple[str, Any]]]
+                     ) -> None:
+        """Calls nest as blocks do (a frame of every run and of exact odds each): a chain of
+        procedures calling each other deeper than `nesting_depth` is refused, at the call
+        that first makes it too deep, for every command alike."""
+        limit = self.scope.limits.nesting_depth
+        deepest: dict[str, tuple[int, str | None]] = {}  # procedure -> its chain, next in it
+        for name in ordered:
+            below = [(deepest[callee][0], callee, step) for callee, step in depends[name]
+                     if callee in deepest]
+            depth, callee, step = max(below, key=lambda b: b[0], default=(0, None, None))
+            deepest[name] = (depth + 1, callee)
+            if depth == limit:  # its callee's chain was at the limit: this call goes past it
+                chain, at = [name], callee
+                while at is not None:
+                    chain.append(at)
+                    at = deepest[at][1]
+                shown = chain[:3] + ["…", chain[-1]] if len(chain) > 4 else chain
+                self.scope.error(RangeError, f"this call makes a chain of {limit + 1} "
+                                 f"procedures calling each other ({' → '.join(shown)}), more "
+                                 f"than {limit} deep {Limits.hint('nesting_depth')}", step.span)
 
     def _check_policies(self, procedures: dict[str, Procedure]) -> None:
         """A policy answers choices some procedure makes; each procedure knows the policies."""
@@ -478,7 +501,7 @@ class _Compiler:
 
 # Keywords of Procedure.run/enumerate/odds: a parameter or choice of the same name could not be
 # given from Python.
-RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by", "policy")
+RUN_OPTIONS = ("self", "dice", "seed", "choices", "limits", "by")
 
 
 def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:

@@ -36,6 +36,10 @@ class EncounterSteps:
         if self.encounter is None:
             return
         self.encounter_name = decl.name
+        for param in decl.params:
+            if param.name == "now":  # it would be the time from the first step on
+                self.scope.error(RuleTypeError, "now is the encounter's time: a parameter "
+                                 "needs a name of its own", param.span)
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", NUM)
@@ -129,6 +133,7 @@ class EncounterSteps:
                 self.line(inner + 1, f"_turn = _sched.next({where}, {step.var!r}, {period})")
             self.line(inner, "if _turn is None:")
             self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
+            self._own_name(step, env)
             env[step.var] = (f"v_{step.var}", self._party_type(env))
             self.line(inner, f"v_{step.var}, v_now = _turn")
         else:
@@ -149,6 +154,16 @@ class EncounterSteps:
         self.line(inner + 1, f"_ctx.finish({where}, 'ended', {ending})")
         self.line(depth, "else:")
         self.line(inner, f"_ctx.finish({where}, 'capped', {ending})")
+
+    def _own_name(self: Any, step: s.EncounterLoop, env: Env) -> None:
+        """`turn NAME:` binds the party whose turn it is to a name of its own: `now` is the
+        time, and rebinding a party or value (`turn a:`) would lose it, as `for each` would."""
+        if step.var == "now":
+            self.scope.error(RuleTypeError, "now is the encounter's time: the party whose turn "
+                             "it is needs a name of its own (`turn f:`)", step.span)
+        elif step.var in env:
+            self.scope.error(RuleTypeError, f"{step.var} is already a name here: the party "
+                             "whose turn it is needs a name of its own (`turn f:`)", step.span)
 
     def _head(self: Any, step: s.EncounterLoop, env: Env, period: str, depth: int) -> None:
         """At the head of each pass, exact odds of the fight (runtime/fight_odds.py) take the

@@ -101,42 +101,50 @@ def check_size(text: str, place: Place, source: str, limits: Limits, what: str) 
                           Span(place.filename, line + place.line_offset, column), source)
 
 
-# Nodes of the parse tree that nest in the generated Python: each expression node is one level
-# (Python parentheses, one frame of every compiler pass), and so is each `if` step (its test and
-# its blocks, one more indentation; its `else if` arms are not nested). Parentheses the author
-# wrote add nothing: they leave no node behind.
+# Nodes of the parse tree that nest in the generated Python or in every pass that walks the
+# steps: each expression node is one level (Python parentheses, one frame of every compiler
+# pass), and so is each step that opens a block (`if`, `step`, `for each`, `repeat`, an
+# encounter's loop and its `every`: one more indentation, one more frame of each walk; the
+# `else if` arms of an `if` are not nested). Parentheses the author wrote add nothing: they
+# leave no node behind.
 _EXPRESSIONS = frozenset({
     "conditional", "or_", "and_", "not_", "compare", "member_of", "not_member_of", "binop",
     "mod_", "range_expr", "neg", "attr", "index", "call", "aggregate", "list_", "number",
     "string", "dice", "name", "true", "false", "none",
 })
-_LEVELS = _EXPRESSIONS | {"type_map", "type_list", "if_step"}
+_BLOCKS = {"if_step": "if", "named_step": "step", "for_step": "for each",
+           "repeat_step": "repeat", "turn_loop": "turn", "round_loop": "each round",
+           "every_block": "every"}
+_LEVELS = _EXPRESSIONS | {"type_map", "type_list"} | set(_BLOCKS)
 _DIGITS = re.compile(r"\d+")
 
 
 def check_tree(tree: Tree, place: Place, source: str, limits: Limits) -> None:
     """Every name, number and nesting of a parse tree, walked without recursion (a deep tree
     must be refused, not overflow the stack); all problems are reported together, a nesting
-    once for each outermost expression or `if` (where it first goes too deep)."""
+    once for each outermost expression or block (where it first goes too deep)."""
     found: list[RulecraftError] = []
-    too_deep: set[int] = set()  # the outermost expressions and `if`s already reported
-    stack: list[tuple[Any, int, int, Any]] = [(tree, 0, 0, None)]  # node, depth, ifs, outermost
+    too_deep: set[int] = set()  # the outermost expressions and blocks already reported
+    # node, depth, the kinds of the blocks around it (outermost first), the outermost level
+    stack: list[tuple[Any, int, tuple[str, ...], Any]] = [(tree, 0, (), None)]
     while stack:
-        node, depth, ifs, outermost = stack.pop()
+        node, depth, blocks, outermost = stack.pop()
         if isinstance(node, Token):
             found += _check_token(node, place, source, limits)
             continue
         if not isinstance(node, Tree):
             continue  # an optional part left out (None)
         if node.data in _LEVELS:
-            depth, ifs = depth + 1, ifs + (node.data == "if_step")
+            depth += 1
             outermost = node if outermost is None else outermost
             if depth > limits.nesting_depth:
                 if id(outermost) not in too_deep:
                     too_deep.add(id(outermost))
-                    found.append(_too_deep(node, ifs, place, source, limits))
+                    found.append(_too_deep(node, blocks, place, source, limits))
                 continue
-        stack.extend((child, depth, ifs, outermost) for child in reversed(node.children))
+            if node.data in _BLOCKS:
+                blocks += (_BLOCKS[node.data],)
+        stack.extend((child, depth, blocks, outermost) for child in reversed(node.children))
     if found:
         found.sort(key=lambda e: (e.line or 0, e.column or 0))
         raise found[0] if len(found) == 1 else RulecraftErrors(found)
@@ -160,14 +168,21 @@ def _check_token(tok: Token, place: Place, source: str, limits: Limits) -> list[
     return out
 
 
-def _too_deep(node: Tree, ifs: int, place: Place, source: str,
+def _too_deep(node: Tree, blocks: tuple[str, ...], place: Place, source: str,
               limits: Limits) -> RuleSyntaxError:
-    # An `if` never goes too deep before its own test does, so the error is always about an
-    # expression (or a type): it says how many of the levels are the `if`s around it.
-    what = "type" if node.data in ("type_map", "type_list") else "expression"
-    around = f", {ifs} of them the `if`s around it" if ifs else ""
+    # It says how many of the levels are the blocks around it: an `if` never goes too deep
+    # before its own test does, but a `step` block (no expression of its own) can.
+    what = ("type" if node.data in ("type_map", "type_list") else
+            "step" if node.data in _BLOCKS else "expression")
+    only_ifs = set(blocks) <= {"if"}
+    kinds = [f"`{k}`" for k in dict.fromkeys(blocks)]
+    named = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else "".join(kinds)
+    around = ("" if not blocks else f", {len(blocks)} of them the `if`s around it" if only_ifs
+              else f", {len(blocks)} of them the {named} blocks around it")
+    each, split = (("`if`", "`let` steps or smaller formulas") if only_ifs else
+                   ("block", "`let` steps, smaller formulas or procedures called"))
     return RuleSyntaxError(
         f"this {what} is nested too deeply: more than {limits.nesting_depth} levels{around} "
-        "(every operator, call or lookup inside another is a level, and so is every `if` around "
-        f"it); split it with `let` steps or smaller formulas {Limits.hint('nesting_depth')}",
+        f"(every operator, call or lookup inside another is a level, and so is every {each} "
+        f"around it); split it with {split} {Limits.hint('nesting_depth')}",
         place.of_meta(node.meta), source)

@@ -41,17 +41,20 @@ class RunContext:
         choices: Mapping[str, Any],
         source: str | None,
         parties: dict[str, Combatant],
+        policy: str | None = None,
+        time_limit: Any = None,
     ) -> None:
         self.dice = dice
-        self.choices = choices
-        self.policy = choices.get("policy")  # the policy deciding this run's choices, by name
+        self.choices = choices  # the rule's own choices, given by name
+        # Run options, never read out of `choices`: a rule may name a choice `policy` too.
+        self.policy = policy  # the policy deciding this run's choices, by name
         self.scripted: dict[str, int] = {}  # a scripted choice: how many of its decisions made
         self.now: Any = 0  # an encounter's time, in its clock's unit (0 outside encounters)
         self.whole_rounds = False  # a round clock: a condition for 1 lasts through the next round
         # Lasting conditions: party -> condition -> until when (None: until ended by a step).
         self.conditions: dict[int, dict[Any, Any]] = {}
         self.schedule: Any = None  # an encounter's turns (runtime.encounters.Schedule), if any
-        self.time_limit: Any = choices.get("time_limit")  # a fight played only so long
+        self.time_limit: Any = time_limit  # a fight played only so long (a run option)
         self.source = source
         # Made into TraceEntry objects when read; a detail (text, party) becomes an `About`.
         self.trace: list[tuple[Any, ...]] = []
@@ -437,8 +440,9 @@ class ExactContext(RunContext):
     value, choice and change, no trace; a roll or call is a cut the segments return, and an
     outcome is returned too, never raised."""
 
-    def __init__(self, choices: Mapping[str, Any], source: str | None, limits: Limits) -> None:
-        super().__init__(_NO_DICE, choices, source, {})
+    def __init__(self, choices: Mapping[str, Any], source: str | None, limits: Limits,
+                 policy: str | None = None) -> None:
+        super().__init__(_NO_DICE, choices, source, {}, policy)
         self.trace = NoTrace()
         self.limits = limits
 

@@ -63,7 +63,8 @@ class FightContext(RunContext):
     of the callee's endings."""
 
     def __init__(self, fight: FightOdds, dice: PassDice, resume: Snapshot | None) -> None:
-        super().__init__(dice, fight.choices, fight.procedure.source, fight.parties)
+        super().__init__(dice, fight.choices, fight.procedure.source, fight.parties,
+                         fight.options.policy, fight.options.time_limit)
         self.trace = []  # counted for enumeration_work, then dropped
         self.handles = fight.handle_ids
         self.fight = fight
@@ -114,9 +115,10 @@ class FightOdds:
 
     def __init__(self, procedure: Any, handed: list[Any], parties: dict[str, Combatant],
                  handles: list[Combatant], choices: Mapping[str, Any], limits: Limits,
-                 by: str) -> None:
+                 by: str, options: Any) -> None:
         self.procedure, self.handed, self.parties = procedure, handed, parties
         self.choices, self.limits = choices, limits
+        self.options = options  # the run's policy and time limit (procedures.RunOptions)
         self.asked = None if by == "outcome" else by  # a value the odds are grouped by
         # Where every ending carries it, the value of that name among the run's own is never
         # read: states need not agree on it.

@@ -16,7 +16,7 @@ import attrs
 from .combatants import Combatant
 from .errors import RangeError
 from .limits import DEFAULT_LIMITS, Limits
-from .procedures import Procedure
+from .procedures import Procedure, RunOptions
 from .results import Result, jsonable, who
 from .values import display
 
@@ -104,11 +104,12 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
     fighters = list(fighters)
     arguments = _arguments(chosen, fighters)
     arguments.update(settings or {})  # the encounter's other parameters (`apart=4`)
-    arguments.update(until_arguments(chosen, until))
-    if policy is not None:
-        arguments["policy"] = policy
-    result = chosen.run(dice=dice, seed=None if dice is not None else seed, choices=choices,
-                        limits=limits, **arguments)
+    time_limit, own = until_arguments(chosen, until)
+    arguments.update(own)
+    # The run options go apart from the encounter's own names (it may have a `time_limit`).
+    result = chosen.run_with(RunOptions(policy, time_limit), dice=dice,
+                             seed=None if dice is not None else seed, choices=choices,
+                             limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
     finals = _finals(result, chosen)
     # Unnamed fighters are called by the parameters they were given to (`first`, `second`).
@@ -118,16 +119,17 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
     return Fight(result, tuple(_events(result)), tuple(finals), clock, called)
 
 
-def until_arguments(encounter: Procedure, until: Any) -> dict[str, Any]:
-    """`--until`: a time limit (a number) or the encounter's own `until` (a name)."""
+def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:
+    """`--until`: a time limit (a number: a run option) or the encounter's own `until` (a
+    name: its argument)."""
     if until is None:
-        return {}
+        return None, {}
     if isinstance(until, (int, float)) and not isinstance(until, bool):
-        return {"time_limit": until}
+        return until, {}
     if not any(p.name == "until" for p in encounter.params):
         raise RangeError(f"encounter {encounter.name} has no `until` parameter: give a time "
                          f"instead (a number of {encounter.clock})")
-    return {"until": until}
+    return None, {"until": until}
 
 
 def encounters(rulebook: Rulebook) -> list[str]:

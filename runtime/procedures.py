@@ -118,6 +118,22 @@ def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 @attrs.frozen
+class RunOptions:
+    """What a caller asks of a run besides the rule's own arguments and choices: which of the
+    rulebook's policies decides, how long a fight is played (its clock's time). Kept apart from
+    them, so a rule may name a parameter or a choice `policy` or `time_limit` as it likes."""
+
+    policy: str | None = None
+    time_limit: Any = None
+
+
+NO_OPTIONS = RunOptions()
+# The run options `run(**args)` and `odds(**args)` take by name, where the procedure has no
+# parameter or choice of that name (the rule's own names come first).
+OPTION_NAMES = frozenset(("policy", "time_limit"))
+
+
+@attrs.frozen
 class Step:
     """A procedure step as written: kind, text, where, comments, and nested blocks for `if`."""
 
@@ -173,8 +189,26 @@ class Procedure:
         **args: Any,
     ) -> Result:
         """Play the procedure once. `dice`: a list of results (one per die) or a dice source;
-        `seed`: a whole number for reproducible dice; `limits`: the caps on what a roll may ask."""
+        `seed`: a whole number for reproducible dice; `limits`: the caps on what a roll may ask.
+        `policy=NAME` (and, for an encounter, `time_limit=N`) are run options, unless the
+        procedure has a parameter or choice of that name."""
+        return self.run_with(NO_OPTIONS, dice, seed, choices, limits, **args)
+
+    def run_with(
+        self,
+        options: RunOptions,
+        /,
+        dice: DiceSource | Iterable[int] | None = None,
+        seed: int | None = None,
+        choices: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        **args: Any,
+    ) -> Result:
+        """`run`, with the run options given apart from the arguments (a fight's `--policy`
+        and `--until`): every keyword in `args` is then the rule's own."""
         source: DiceSource
+        if options is not NO_OPTIONS:
+            options = self._options(options.policy, options.time_limit)
         if limits is not DEFAULT_LIMITS:
             _check_limits(limits)
         if dice is not None and seed is not None:
@@ -191,9 +225,9 @@ class Procedure:
         if not choices:
             fighters = self._fighters(args)
             if fighters is not None:
-                return self._start(source, {}, *fighters)
-        arguments, picked = self._arguments(args, choices)
-        return self._play(source, arguments, picked)
+                return self._start(source, {}, *fighters, options=options)
+        arguments, picked, found = self._arguments(args, choices, options is NO_OPTIONS)
+        return self._play(source, arguments, picked, found if options is NO_OPTIONS else options)
 
     def runs(
         self,
@@ -210,9 +244,10 @@ class Procedure:
         _check_limits(limits)
         if type(count) is not int or count < 0:
             raise RangeError(f"runs need a whole number of runs (0 or more), not {count!r}")
-        arguments, picked = self._arguments(args, choices)
+        arguments, picked, options = self._arguments(args, choices)
         source = SeededDice(seed, limits)
-        return (self._play(source, arguments, picked, traced=False) for _ in range(count))
+        return (self._play(source, arguments, picked, options, traced=False)
+                for _ in range(count))
 
     @_spending
     def sample(
@@ -269,11 +304,21 @@ class Procedure:
         values and party states are merged; an encounter's, at the head of each pass of its
         loop (runtime/fight_odds.py). A function `by`, or a chooser function among the
         choices, needs every path's own result: those walk the paths (`path_odds`)."""
+        try:
+            return self._odds(by, choices, limits, args)
+        except RecursionError:  # calls nested past Python's stack (nesting_depth raised)
+            raise CalculationError(
+                f"the calls procedure {self.name} makes nest more deeply than Python allows for "
+                "exact odds: estimate them by sampling instead (`rulecraft odds … --samples "
+                "100000 --seed 1`)", self.span, self.source) from None
+
+    def _odds(self, by: str | Callable[[Result], Any], choices: Mapping[str, Any] | None,
+              limits: Limits, args: dict[str, Any]) -> dict[Any, Fraction]:
         _check_limits(limits)
-        arguments, picked = self._arguments(args, choices)
+        arguments, picked, options = self._arguments(args, choices)
         chooser = any(callable(v) and not isinstance(v, str) for v in picked.values())
         if self.clock is not None and not callable(by) and not chooser:
-            odds = self._fight_odds(by, arguments, picked, limits)
+            odds = self._fight_odds(by, arguments, picked, limits, options)
             if odds is not None:
                 return odds
         if self.stepper is None or callable(by) or chooser:
@@ -291,7 +336,7 @@ class Procedure:
             group = lambda outcome, frame: self._group(  # noqa: E731
                 outcome._values[by] if by in outcome._values else
                 (frame[slot] if slot is not None else None), by)
-        ctx = ExactContext(picked, self.source, limits)
+        ctx = ExactContext(picked, self.source, limits, options.policy)
         try:
             return exact.odds(stepper, ctx, tuple(arguments[p.name] for p in self.params),
                               list(made.values()), limits, exact.NAMES if by == "outcome" else by,
@@ -303,7 +348,7 @@ class Procedure:
                             self.source) from None
 
     def _fight_odds(self, by: str, arguments: dict[str, Any], picked: dict[str, Any],
-                    limits: Limits) -> dict[Any, Fraction] | None:
+                    limits: Limits, options: RunOptions) -> dict[Any, Fraction] | None:
         """An encounter's odds by the states at the head of each pass of its loop
         (runtime/fight_odds.py), the same handles for the whole computation; None for a
         fight whose states cannot be keyed (another encounter inside it): its paths are
@@ -313,7 +358,7 @@ class Procedure:
         made: dict[int, Combatant] = {}
         arguments = {k: _handles(v, made) for k, v in arguments.items()}
         fight = FightOdds(self, list(arguments.values()), _parties(arguments),
-                          list(made.values()), picked, limits, by)
+                          list(made.values()), picked, limits, by, options)
         try:
             return fight.odds()
         except Unmergeable:
@@ -372,8 +417,8 @@ class Procedure:
                args: dict[str, Any]) -> Iterator[tuple[PathDice, Result]]:
         """Each path of the dice and its result, one at a time, within `limits`."""
         _check_limits(limits)
-        arguments, picked = self._arguments(args, choices)
-        walk = Enumeration(lambda src: self._play(src, arguments, picked), limits,
+        arguments, picked, options = self._arguments(args, choices)
+        walk = Enumeration(lambda src: self._play(src, arguments, picked, options), limits,
                            lambda result: len(result._steps))
         try:
             yield from walk
@@ -402,40 +447,29 @@ class Procedure:
         return frozen
 
     def _arguments(
-        self, args: dict[str, Any], choices: Mapping[str, Any] | None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        picked = dict(choices or {})
-        arguments: dict[str, Any] = {}
+        self, args: dict[str, Any], choices: Mapping[str, Any] | None, options: bool = True
+    ) -> tuple[dict[str, Any], dict[str, Any], RunOptions]:
+        """The rule's arguments and choices, and the run options, each checked. A keyword is
+        the rule's own name first (a parameter, then a choice), a run option only else (and
+        only when `options`: `run_with` was given them apart)."""
+        picked: dict[str, Any] = {}
+        given: dict[str, Any] = {}
         names = [p.name for p in self.params]
+        for key, value in (choices or {}).items():  # `choices={"policy": …}` named one too
+            (given if options and self._option(key) else picked)[key] = value
         for key, value in args.items():
             if key in names:
                 continue
-            if key == "policy":  # a run option: which of the rulebook's policies decides
-                if value is not None and value not in self.policies:
-                    close = difflib.get_close_matches(str(value), self.policies, n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
-                    raise RangeError(f"no policy called {value!r} (the rulebook's policies: "
-                                     f"{', '.join(self.policies) or 'none'}){hint}",
-                                     self.span, self.source)
-                picked["policy"] = value
-                continue
-            if key == "time_limit" and self.clock is not None:  # an encounter's run option
-                if value is not None and (isinstance(value, bool) or not isinstance(
-                        value, (int, float)) or value <= 0):
-                    raise RangeError(f"a time limit is a number of {self.clock} greater than 0, "
-                                     f"not {value!r}", self.span, self.source)
-                picked["time_limit"] = value
-                continue
             if key in self.choice_names:
                 picked[key] = value
-                continue
-            close = difflib.get_close_matches(key, names + list(self.choice_names), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise RangeError(
-                f"procedure {self.name} has no parameter or choice {key!r}{hint}",
-                self.span,
-                self.source,
-            )
+            elif options and self._option(key):
+                given[key] = value
+            else:
+                close = difflib.get_close_matches(key, names + list(self.choice_names), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise RangeError(f"procedure {self.name} has no parameter or choice {key!r}"
+                                 f"{hint}", self.span, self.source)
+        arguments: dict[str, Any] = {}
         for p in self.params:
             if p.name in args:
                 value = args[p.name]
@@ -452,11 +486,38 @@ class Procedure:
             else:
                 raise RangeError(f"procedure {self.name} needs {p.name}", p.span, self.source)
         for name in picked:
-            if name not in self.choice_names and name not in ("policy", "time_limit"):
+            if name not in self.choice_names:
                 raise RangeError(f"procedure {self.name} has no choice {name!r} "
                                  f"(its choices: {', '.join(self.choice_names) or 'none'})",
                                  self.span, self.source)
-        return arguments, picked
+        found = self._options(given.get("policy"), given.get("time_limit")) if given else \
+            NO_OPTIONS
+        return arguments, picked, found
+
+    def _option(self, key: str) -> bool:
+        """Whether a keyword names a run option: not a name of the rule's own; a time limit
+        only for an encounter (a procedure has no clock)."""
+        return key in OPTION_NAMES and key not in self.choice_names and \
+            all(p.name != key for p in self.params) and \
+            (key != "time_limit" or self.clock is not None)
+
+    def _options(self, policy: Any, time_limit: Any) -> RunOptions:
+        """Run options, checked: a policy of the rulebook's, a time limit greater than 0."""
+        if policy is not None and policy not in self.policies:
+            close = difflib.get_close_matches(str(policy), self.policies, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RangeError(f"no policy called {policy!r} (the rulebook's policies: "
+                             f"{', '.join(self.policies) or 'none'}){hint}",
+                             self.span, self.source)
+        if time_limit is not None:
+            if self.clock is None:
+                raise RangeError(f"procedure {self.name} has no clock: a time limit is an "
+                                 "encounter's", self.span, self.source)
+            if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
+                    time_limit <= 0:
+                raise RangeError(f"a time limit is a number of {self.clock} greater than 0, "
+                                 f"not {time_limit!r}", self.span, self.source)
+        return RunOptions(policy, time_limit)
 
     def _fighters(self, args: dict[str, Any]) -> tuple[list[Any], dict[str, Combatant],
                                                        set[int]] | None:
@@ -483,17 +544,19 @@ class Procedure:
         return handed, named, set(map(id, named.values()))
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any],
-              traced: bool = True) -> Result:
+              options: RunOptions, traced: bool = True) -> Result:
         # This run's handles: the caller's combatants are copied, never changed.
         made: dict[int, Combatant] = {}
         arguments = {k: _handles(v, made) for k, v in arguments.items()}
         return self._start(source, choices, list(arguments.values()), _parties(arguments),
-                           {id(h) for h in made.values()}, traced)
+                           {id(h) for h in made.values()}, traced, options)
 
     def _start(self, source: DiceSource, choices: dict[str, Any], handed: list[Any],
-               parties: dict[str, Combatant], handles: set[int], traced: bool = True) -> Result:
+               parties: dict[str, Combatant], handles: set[int], traced: bool = True,
+               options: RunOptions = NO_OPTIONS) -> Result:
         """Play the generated procedure on this run's handles (`handed`, in parameter order)."""
-        ctx = RunContext(source, choices, self.source, parties)
+        ctx = RunContext(source, choices, self.source, parties, options.policy,
+                         options.time_limit)
         if not traced:
             ctx.trace = NoTrace()
         ctx.handles = handles
@@ -523,5 +586,5 @@ class Procedure:
                                 self.source)
 
 
-__all__ = ["FrozenMap", "Outcome", "Procedure", "Result", "RunContext", "Step", "TraceEntry",
-           "ValueType"]
+__all__ = ["NO_OPTIONS", "FrozenMap", "Outcome", "Procedure", "Result", "RunContext",
+           "RunOptions", "Step", "TraceEntry", "ValueType"]

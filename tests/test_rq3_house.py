@@ -777,6 +777,28 @@ def test_a_hoplite_shield_covers_the_left_arm_always_and_the_abdomen_or_chest(rb
     assert unaware.outcome == "uncovered"
 
 
+def test_a_hoplite_shield_covers_one_other_location_against_an_unaware_defender_too(rb):
+    # G: "hoplite shield covers L arm always AND 1 other location (normally assumed abdomen in
+    # melee; chest in missile combat if aware)". Always one other location: the chest only
+    # against a missile the defender is aware of, else the abdomen, as normally assumed — a
+    # surprised or helpless defender's shield still covers it (issue 21: it covered only the
+    # left arm). No dice: a sure cover rolls none.
+    for unaware in ({"Surprised": True}, {"Helpless": True}):
+        for attack in ("Missile", "Melee"):
+            covered = _shield(rb, "Hoplite", "Abdomen", [], attack=attack, conditions=unaware)
+            assert (covered.outcome.name, covered.outcome["points"]) == ("covered", 18)
+            assert _shield(rb, "Hoplite", "Left arm", [], attack=attack,
+                           conditions=unaware).outcome["points"] == 18
+            assert _shield(rb, "Hoplite", "Chest", [], attack=attack,
+                           conditions=unaware).outcome == "uncovered"
+    # Aware of a missile, the chest instead of the abdomen: one other location, not two.
+    assert _shield(rb, "Hoplite", "Abdomen", [], attack="Missile").outcome == "uncovered"
+    odds = rb.procedures["passive_shield"].odds(
+        by="points", defender=make(rb, D, shield="Hoplite", conditions={"Surprised": True}),
+        location="Abdomen", attack="Missile", from_behind=False, damage=10)
+    assert odds == {18: 1}
+
+
 def test_shields_do_not_protect_from_behind(rb):
     # G: "Shields do not protect from behind if they are wielded".
     assert _shield(rb, "Hoplite", "Left arm", [], from_behind=True).outcome == "uncovered"
