@@ -14,23 +14,13 @@ Item 12: "A rule can take over run options: an encounter parameter or choice nam
 from __future__ import annotations
 
 import json
-import warnings
-from collections.abc import Sequence
 
 import pytest
 
 import rulecraft
-from tests import resources
+from resources import rulecraft as command
 
 LIMIT = rulecraft.DEFAULT_LIMITS.nesting_depth
-
-
-def command(args: Sequence[str]) -> resources.Measured:
-    """`rulecraft ARGS` in a capped child process. (tests/resources.py leaves the child's pipes
-    to the garbage collector, a ResourceWarning the suite makes an error: not ours to judge.)"""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        return resources.rulecraft(args)
 
 
 def clean_refusal(result, *words: str) -> None:
