@@ -39,7 +39,9 @@ _PROCEDURES = ("procedures", "policies", "procedure_params", "procedure_choices"
 
 
 def key(filename: str, text: str, limits: Limits) -> str:
-    """The entry's name: made from everything the entry depends on but the bases."""
+    """The entry's name: made from everything the entry depends on but the bases. Named before
+    the entry is read: a cache folder beside the rule file is not trusted (runtime/cache.py)."""
+    cache.reading(filename)
     return cache.cache_key("scope", [sys.version, filename, text], limits, _code())
 
 

@@ -60,6 +60,7 @@ def reading_files() -> Iterator[None]:
 def tree(source: str, filename: str, limits: Any, parse: Callable[[], Any],
          kind: type) -> Any:
     """`parse()`'s tree of a rule file, from the cache when it holds one."""
+    cache.reading(filename)  # before the parser's tables are read: a cache beside it is not trusted
     session = _FILES.get()
     if session is None or cache.folder() is None:
         return parse()

@@ -29,8 +29,8 @@ replace formula bonus(x: 1..10) "Bonus" = x + 2
 
 
 @pytest.fixture
-def own_cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
+def own_cache(tmp_path_factory, monkeypatch):
+    folder = tmp_path_factory.mktemp("cache") / "cache"  # not beside the rule files (refused)
     monkeypatch.setenv("RULECRAFT_CACHE", str(folder))
     api._cache.clear()  # the in-process cache would hide the disk's
     yield folder

@@ -45,8 +45,8 @@ EXPRESSIONS = {
 
 
 @pytest.fixture
-def own_cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
+def own_cache(tmp_path_factory, monkeypatch):
+    folder = tmp_path_factory.mktemp("cache") / "cache"  # not beside the rule files (refused)
     monkeypatch.setenv("RULECRAFT_CACHE", str(folder))
     api._cache.clear()
     yield folder
