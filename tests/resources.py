@@ -60,17 +60,15 @@ def rulecraft(args: Sequence[str], cwd: str | os.PathLike[str] | None = None,
 
     readers = [threading.Thread(target=reader, args=pair)
                for pair in (("out", child.stdout), ("err", child.stderr))]
-    for reader in readers:
-        reader.start()
+    for thread in readers:
+        thread.start()
     assert child.stdin is not None
     child.stdin.write(stdin.encode())
     child.stdin.close()
     _, status, usage = os.wait4(child.pid, 0)  # reaped here, so its own rusage is ours to read
     seconds = time.perf_counter() - start
-    for reader in readers:
-        reader.join()
-    for pipe in (child.stdout, child.stderr):
-        pipe.close()  # type: ignore[union-attr]
+    for thread in readers:
+        thread.join()
     child.returncode = os.waitstatus_to_exitcode(status)
     return Measured(child.returncode, read["out"].decode(errors="replace"),
                     read["err"].decode(errors="replace"), seconds, usage.ru_maxrss / 1024)
