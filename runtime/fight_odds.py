@@ -223,7 +223,7 @@ class FightOdds:
 
     def spent(self, ctx: FightContext) -> int:
         """A run's steps, counted against enumeration_work."""
-        steps = len(ctx.trace) + 1
+        steps = len(ctx.trace) + ctx.dropped + 1  # a long run keeps only its newest steps
         self.runs += 1
         self.work += steps
         if self.work > self.limits.enumeration_work:

@@ -47,7 +47,8 @@ class Limits:
     # procedure call, aggregate item and reference cell draws from it (runtime/work.py); a
     # unit is about an aggregate's item, so the default is 1-3 s; a duel takes about 20,000
     work: int = attrs.field(default=8_000_000, validator=_positive)
-    trace_entries: int = attrs.field(default=200_000, validator=_positive)  # kept: the newest
+    # a run's trace keeps its newest entries within this, a list held counting its items
+    trace_entries: int = attrs.field(default=200_000, validator=_positive)
     # -- exact odds --------------------------------------------------------------------------
     enumeration_paths: int = attrs.field(default=500_000, validator=_positive)  # path walk
     odds_states: int = attrs.field(default=100_000, validator=_positive)  # distinct states

@@ -419,7 +419,7 @@ class Procedure:
         _check_limits(limits)
         arguments, picked, options = self._arguments(args, choices)
         walk = Enumeration(lambda src: self._play(src, arguments, picked, options), limits,
-                           lambda result: len(result._steps))
+                           lambda result: len(result._steps) + result.dropped[0])
         try:
             yield from walk
         except DiceError as err:
