@@ -86,6 +86,7 @@ limit_option = click.option(
 
 
 def _keep_bases(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> None:
+    """Keep `--bases DIR` for `_bases()`: the commands' own signatures stay as they were."""
     ctx.meta["rulecraft.bases"] = values
 
 
