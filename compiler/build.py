@@ -18,7 +18,7 @@ from .cells import number
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
-from .overlay import Loader, overlay
+from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
@@ -37,19 +37,31 @@ def compile_file(source: str, filename: str, limits: Limits = DEFAULT_LIMITS,
     (`extends …`) is compiled over its base, which `loader` reads; the base is compiled too
     (`Rulebook.base`), so tools can compare the two."""
     try:
-        tree = parse(source, filename, limits)
-        overlaid = overlay(tree, loader, limits)
-        compiler = _Compiler(overlaid.tree, limits)
-        rulebook = compiler.build()
-        if overlaid.base is not None:
-            _, base_text, base_file = overlaid.base
-            rulebook.base = compile_file(base_text, base_file, limits, loader)
-            rulebook.origins = overlaid.origins
+        overlaid = overlay(parse(source, filename, limits), loader, limits)
     except RecursionError:
-        raise RuleTypeError("a rule here is nested too deeply for rulecraft to read: split it "
-                            "into smaller formulas", Span(filename, 1, 1), source) from None
+        raise _too_deep(filename, source) from None
+    return _compile_overlaid(overlaid, limits)
+
+
+def _compile_overlaid(overlaid: Overlaid, limits: Limits) -> Rulebook:
+    """A rulebook from a tree merged over its bases, and each base's from the trees already
+    read (every file of a chain is read once)."""
+    tree = overlaid.tree
+    try:
+        compiler = _Compiler(tree, limits)
+        rulebook = compiler.build()
+    except RecursionError:
+        raise _too_deep(tree.filename, str(tree.source)) from None
+    if overlaid.base is not None:
+        rulebook.base = _compile_overlaid(overlaid.base, limits)
+        rulebook.origins = overlaid.origins
     COMPILED[rulebook] = (compiler.scope, compiler.namespace)
     return rulebook
+
+
+def _too_deep(filename: str, source: str) -> RuleTypeError:
+    return RuleTypeError("a rule here is nested too deeply for rulecraft to read: split it "
+                         "into smaller formulas", Span(filename, 1, 1), source)
 
 
 class _Compiler:

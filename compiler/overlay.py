@@ -11,6 +11,7 @@ span of the file it was written in, so an error shows the right file and line.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -18,13 +19,16 @@ import attrs
 
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
-from rulecraft.runtime.errors import (CycleError, RulecraftError, RulecraftErrors, Sources, Span,
-                                      TableError, UnknownNameError)
+from rulecraft.runtime.errors import (CycleError, RangeError, RulecraftError, RulecraftErrors,
+                                      Sources, Span, TableError, UnknownNameError,
+                                      UnknownRulebookError)
 from rulecraft.runtime.limits import Limits
 from rulecraft.runtime.rulebook import Origin
 
-# (the base as the house file writes it, the house file's name) -> (the base's text, its name)
-Loader = Callable[[str, str], tuple[str, str]]
+# (the base as the file naming it writes it, that file's name) -> (the base's text, its name,
+# the file it is: a real path, or a built-in's own mark), so that two spellings of one file are
+# seen as one
+Loader = Callable[[str, str], tuple[str, str, str]]
 
 KINDS: dict[type, str] = {s.EnumDecl: "enum", s.TableDecl: "table", s.FormulaDecl: "formula",
                           s.CombatantDecl: "combatant", s.ProcedureDecl: "procedure",
@@ -38,12 +42,29 @@ class Overlaid:
     """A house file merged over its base chain."""
 
     tree: s.File  # every rule, base and house, as one file
-    base: tuple[str, str, str] | None  # (as written, text, file name) of the direct base
+    base: Overlaid | None  # the direct base, merged over its own bases: compiled as it is read
     origins: dict[str, Origin]
 
 
+@attrs.frozen
+class _Chain:
+    """The files from the house file down to the one being read: what a cycle and the chain's
+    limits are measured on."""
+
+    names: tuple[str, ...]  # as messages show them, the house file first
+    files: tuple[str, ...]  # the file each one is
+    size: int  # bytes of their texts together
+
+    @classmethod
+    def of(cls, tree: s.File) -> _Chain:
+        return cls((tree.filename,), (_file(tree.filename),), _bytes(tree.source))
+
+    def then(self, name: str, file: str, text: str) -> _Chain:
+        return _Chain(self.names + (name,), self.files + (file,), self.size + _bytes(text))
+
+
 def overlay(tree: s.File, loader: Loader | None, limits: Limits,
-            chain: tuple[str, ...] = ()) -> Overlaid:
+            chain: _Chain | None = None) -> Overlaid:
     """The house tree with its base's rules under it; a tree without `extends` as it is."""
     extends = [d for d in tree.declarations if isinstance(d, s.ExtendsDecl)]
     errors: list[RulecraftError] = []
@@ -65,25 +86,56 @@ def overlay(tree: s.File, loader: Loader | None, limits: Limits,
         raise RulecraftError(f"extends {ext.base}: this rulebook was given as text, with no way "
                              "to read its base; load it from a file or by name", ext.span,
                              tree.source)
-    try:
-        text, filename = loader(ext.base, tree.filename)
-    except RulecraftError as err:
-        raise RulecraftError(f"cannot read the base {ext.base!r}: {err.message}", ext.span,
-                             tree.source) from None
-    if filename in chain + (tree.filename,):
-        circle = " extends ".join(chain + (tree.filename, filename))
-        raise CycleError(f"these rulebooks extend each other in a circle: {circle}", ext.span,
-                         tree.source)
-    base_tree = parse(text, filename, limits)
-    base = overlay(base_tree, loader, limits, chain + (tree.filename,))
+    chain = chain or _Chain.of(tree)
+    text, filename, below = _read_base(ext, tree, loader, limits, chain)
+    base = overlay(parse(text, filename, limits), loader, limits, below)
     merged, origins = _Merge(base.tree, tree).run()
     files = dict(base.tree.source.files) if isinstance(base.tree.source, Sources) else {}
     files[base.tree.filename] = str(base.tree.source)
     source = Sources(tree.source, files)
     for name, origin in base.origins.items():  # a rule the base changed over its own base
         origins.setdefault(name, origin)
-    return Overlaid(s.File(tree.filename, source, merged, tree.trailing_comments),
-                    (ext.base, text, filename), origins)
+    return Overlaid(s.File(tree.filename, source, merged, tree.trailing_comments), base,
+                    origins)
+
+
+def _read_base(ext: s.ExtendsDecl, tree: s.File, loader: Loader, limits: Limits,
+               chain: _Chain) -> tuple[str, str, _Chain]:
+    """The text and name of the base `ext` names, and the chain down to it: refused before it
+    is read when the chain is as deep as it may go, and before it is parsed when it closes a
+    circle or makes the chain too large."""
+    if len(chain.files) > limits.extends_depth:
+        raise RangeError(f"{chain.names[0]} stands on more than {limits.extends_depth} bases, "
+                         f"each extending the next {Limits.hint('extends_depth')}", ext.span,
+                         tree.source)
+    try:
+        text, filename, file = loader(ext.base, tree.filename)
+    except RulecraftError as err:
+        if err.line is not None:  # an error in the base's own text, shown there
+            raise
+        raise UnknownRulebookError(err.message, ext.span, tree.source) from None
+    if file in chain.files:
+        circle = " extends ".join(chain.names + (filename,))
+        raise CycleError(f"these rulebooks extend each other in a circle: {circle}", ext.span,
+                         tree.source)
+    below = chain.then(filename, file, text)
+    if below.size > limits.extends_bytes:
+        raise RangeError(f"{chain.names[0]} and its bases come to more than "
+                         f"{limits.extends_bytes} bytes together, with {filename} "
+                         f"{Limits.hint('extends_bytes')}", ext.span, tree.source)
+    return text, filename, below
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _file(name: str) -> str:
+    """The file a house file's name stands for, as the loader names a base's."""
+    try:
+        return os.path.realpath(name)
+    except (OSError, ValueError):  # a name no file can have (a NUL in it): itself
+        return name
 
 
 def _what(d: Any) -> str:

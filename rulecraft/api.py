@@ -13,10 +13,14 @@ from typing import TYPE_CHECKING, Any
 from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownRulebookError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
+from .bases import allowed_folders, locate, not_rules, starts_like_rules
+
 if TYPE_CHECKING:
     from rulecraft.runtime.rulebook import Rulebook
 
-_cache: dict[tuple[str, str, Limits], Rulebook] = {}  # (filename, text) -> compiled; the newest few
+# (filename, text, limits, the folders its bases may come from) -> compiled; the newest few
+_cache: dict[tuple[str, str, Limits, tuple[str, ...]], Rulebook] = {}
+Folders = Sequence[str | os.PathLike[str]]
 _CACHE_SIZE = 32
 
 
@@ -43,8 +47,11 @@ def _shipped(name: str = "") -> Any:
 
 
 def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's verb
-            limits: Limits = DEFAULT_LIMITS) -> Rulebook:
-    """Compile rule text into a playable Rulebook (raises RulecraftError with a caret)."""
+            limits: Limits = DEFAULT_LIMITS, bases: Folders = ()) -> Rulebook:
+    """Compile rule text into a playable Rulebook (raises RulecraftError with a caret).
+
+    A house file's base (`extends "PATH"`) is read from the file's folder (the working folder
+    for text without a file) or from one of the folders in `bases`, never from elsewhere."""
     if not isinstance(text, str):
         raise UnknownRulebookError(f"rule text is a str, not {type(text).__name__}; read a file "
                                    "with rulecraft.load(path)")
@@ -54,8 +61,9 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
         raise RuleTypeError(f"a file name is a str, not {type(filename).__name__}")
     _check_limits(limits)
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write is not rule text
-    key = (filename, text, limits)
-    if key in _cache and _same_bases(_bases_of(_cache[key]), limits):
+    folders = allowed_folders(filename, bases)
+    key = (filename, text, limits, folders)
+    if key in _cache and _same_bases(_bases_of(_cache[key]), limits, folders):
         _cache[key] = _cache.pop(key)  # most recently used last
     else:
         from rulecraft.compiler.build import compile_file
@@ -63,22 +71,50 @@ def compile(text: str, filename: str = "<rules>",  # noqa: A001 - the façade's 
         _cache.pop(key, None)
         if len(_cache) >= _CACHE_SIZE:
             del _cache[next(iter(_cache))]
-        _cache[key] = compile_file(text, filename, limits, base_loader(limits))
+        _cache[key] = compile_file(text, filename, limits, _loader(limits, folders))
     return _cache[key]
 
 
-def base_loader(limits: Limits) -> Callable[[str, str], tuple[str, str]]:
-    """How a house rulebook's `extends NAME` is read: a built-in name, or a path relative to the
-    house file's folder (or to the working folder, for text compiled without a file)."""
+def base_loader(limits: Limits, house: str = "",
+                bases: Folders = ()) -> Callable[[str, str], tuple[str, str, str]]:
+    """How the bases under the house file `house` are read (rulecraft/bases.py): a built-in
+    name, or a path relative to the file naming it that lands in the house file's folder (the
+    working folder, for text compiled without a file) or in one of the folders `bases`."""
+    return _loader(limits, allowed_folders(house, bases))
 
-    def load_base(base: str, house: str) -> tuple[str, str]:
+
+def _loader(limits: Limits,
+            folders: tuple[str, ...]) -> Callable[[str, str], tuple[str, str, str]]:
+    """`base_loader` for folders already resolved."""
+    def load_base(base: str, naming: str) -> tuple[str, str, str]:
         if base in builtin_rulebooks():
-            return _read(base, limits)
-        folder = os.path.dirname(house)
-        path = base if os.path.isabs(base) or not folder else os.path.join(folder, base)
-        return _read(path, limits)
+            text, filename = _read(base, limits)
+            return text, filename, f"<built-in {base}>"
+        path, real = locate(base, naming, folders)
+        return _read_base(base, path, real, limits), path, real
 
     return load_base
+
+
+def _read_base(base: str, path: str, real: str, limits: Limits) -> str:
+    """The text of a base named by path (found inside the allowed folders): refused unread
+    unless it is a regular file within `source_bytes`, and unparsed unless it opens like a
+    rule file, so that no message ever quotes a file that is not one."""
+    if not os.path.lexists(real):
+        import difflib  # only when a name is wrong
+
+        close = difflib.get_close_matches(base, builtin_rulebooks(), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownRulebookError(
+            f"cannot read the base {base!r}: not a built-in rulebook "
+            f"({', '.join(builtin_rulebooks())}) and no such file{hint}")
+    try:
+        data = read_bounded(real, limits.source_bytes, "source_bytes")
+    except ValueError as err:
+        raise UnknownRulebookError(f"cannot read the base {base!r}: {err}") from None
+    if not starts_like_rules(data):
+        raise not_rules(base)
+    return _decoded(data, path)
 
 
 def _bases_of(rulebook: Rulebook) -> tuple[tuple[str, str], ...]:
@@ -91,13 +127,23 @@ def _bases_of(rulebook: Rulebook) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _same_bases(bases: Sequence[tuple[str, str]], limits: Limits) -> bool:
-    """Whether every base under a cached house rulebook still reads as it did: a base changing
-    under its house file is seen at the next compile."""
-    for filename, text in bases:
+def _same_bases(bases: Sequence[tuple[str, str]], limits: Limits,
+                folders: tuple[str, ...]) -> bool:
+    """Whether every base under a cached house rulebook still reads as it did, from where it
+    may be read now: a base changing under its house file is seen at the next compile, and a
+    base allowed once (`bases=`) is not allowed again without it. The list may come from the
+    disk cache: each file is read as `extends` reads it, or not at all."""
+    for entry in bases:
+        if type(entry) is not tuple or len(entry) != 2 or not all(type(x) is str for x in entry):
+            return False
+        filename, text = entry
         name = filename.removesuffix(".rules")
         try:
-            now, _ = _read(name if name in builtin_rulebooks() else filename, limits)
+            if name in builtin_rulebooks():
+                now, _ = _read(name, limits)
+            else:
+                path, real = locate(filename, "", folders)
+                now = _read_base(filename, path, real, limits)
         except RulecraftError:
             return False
         if now != text:
@@ -105,18 +151,20 @@ def _same_bases(bases: Sequence[tuple[str, str]], limits: Limits) -> bool:
     return True
 
 
-def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> Rulebook:
-    """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path."""
+def load(name_or_path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS,
+         bases: Folders = ()) -> Rulebook:
+    """A built-in rulebook by name (`"ringing_steel"`) or a `.rules` file by path; the bases
+    a house file extends come from its folder or from the folders in `bases`."""
     _check_limits(limits)
     text, filename = _read(name_or_path, limits)
-    return _load_text(text, filename, limits)
+    return _load_text(text, filename, limits, bases)
 
 
-def _load_text(text: str, filename: str, limits: Limits) -> Rulebook:
+def _load_text(text: str, filename: str, limits: Limits, bases: Folders = ()) -> Rulebook:
     from rulecraft.dsl.cached import reading_files
 
     with reading_files():  # a rule file's tree is kept on disk (dsl/cached.py)
-        return compile(text, filename, limits)
+        return compile(text, filename, limits, bases)
 
 
 def format_rules(text: str, filename: str = "<rules>", limits: Limits = DEFAULT_LIMITS) -> str:
@@ -152,7 +200,7 @@ def evaluate(rulebook: Rulebook, expression: str, limits: Limits = DEFAULT_LIMIT
 
 
 def evaluate_file(name_or_path: str | os.PathLike[str], expression: str,
-                  limits: Limits = DEFAULT_LIMITS) -> Any:
+                  limits: Limits = DEFAULT_LIMITS, bases: Folders = ()) -> Any:
     """`evaluate(load(name_or_path), expression)`, as `rulecraft eval` does it: a rule file an
     earlier process compiled is not compiled again (its symbol table and generated code are
     kept on disk, compiler/kept.py), so a command starts in the time it takes to read them."""
@@ -163,13 +211,14 @@ def evaluate_file(name_or_path: str | os.PathLike[str], expression: str,
     text, filename = _read(name_or_path, limits)
     text = text.removeprefix("\ufeff")  # as `compile` reads it
     if folder() is None:  # no disk cache
-        return evaluate(_load_text(text, filename, limits), expression, limits)
+        return evaluate(_load_text(text, filename, limits, bases), expression, limits)
     key = kept.key(filename, text, limits)
-    found = kept.load(key, text, lambda bases: _same_bases(bases, limits))
+    folders = allowed_folders(filename, bases)
+    found = kept.load(key, text, lambda kept_bases: _same_bases(kept_bases, limits, folders))
     if found is None:
         from rulecraft.compiler.build import COMPILED
 
-        rulebook = _load_text(text, filename, limits)
+        rulebook = _load_text(text, filename, limits, bases)
         kept.keep(key, *COMPILED[rulebook], rulebook.python_source, _bases_of(rulebook))
         return evaluate(rulebook, expression, limits)
     from rulecraft.compiler.evaluate import evaluate_scope
@@ -187,17 +236,17 @@ def _check_expression(expression: object) -> None:
 def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # noqa: A002
           paper: str = "a4", sources: bool = True,
           templates: str | os.PathLike[str] | None = None,
-          limits: Limits = DEFAULT_LIMITS) -> str:
-    """A reference sheet of a rulebook (or of the rulebook a name or path loads): `format`
-    "html" (self-contained, for print) or "md"; `paper` "a4" or "letter"; `sources` puts the
-    book's words beside each rule; `templates` a folder of the user's own templates."""
+          limits: Limits = DEFAULT_LIMITS, bases: Folders = ()) -> str:
+    """A reference sheet of a rulebook (or of the rulebook a name or path loads, its bases
+    read as `load` reads them): `format` "html" (self-contained, for print) or "md"; `paper`
+    "a4" or "letter"; `sources` puts the book's words beside each rule; `templates` a folder
+    of the user's own templates."""
     from rulecraft.compiler.sheets import render  # only sheets need Jinja
     from rulecraft.runtime.rulebook import Rulebook
-
     from rulecraft.runtime.work import budget
 
     if not isinstance(rulebook, Rulebook):
-        rulebook = load(rulebook, limits)
+        rulebook = load(rulebook, limits, bases)
     with budget(limits):  # every reference of the sheet draws from one budget of work
         return render(rulebook, format, paper, sources, templates, limits)
 
@@ -223,6 +272,12 @@ def read_rule_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
         data = read_bounded(name, limits.source_bytes, "source_bytes")
     except ValueError as err:
         raise UnknownRulebookError(f"cannot read {shown(name)}: {err}") from None
+    return _decoded(data, name)
+
+
+def _decoded(data: bytes, name: str) -> str:
+    """A rule file's bytes as text, or UnknownRulebookError pointing at the first byte that is
+    not UTF-8."""
     data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
     try:
         return _lines(data.decode("utf-8"))

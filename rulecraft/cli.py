@@ -89,6 +89,28 @@ limit_option = click.option(
          "(repeatable). Limits: " + ", ".join(Limits.names()) + ".")
 
 
+def _keep_bases(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> None:
+    """Keep `--bases DIR` for `_bases()`: the commands' own signatures stay as they were."""
+    ctx.meta["rulecraft.bases"] = values
+
+
+bases_option = click.option(
+    "--bases", multiple=True, metavar="DIR", expose_value=False, callback=_keep_bases,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder the bases of a house file (extends \"PATH\") may also be read from "
+         "(repeatable); without it, only the house file's own folder.")
+
+
+def _bases() -> tuple[str, ...]:
+    """The folders given with --bases to this command (the house file's own is always one)."""
+    return click.get_current_context().meta.get("rulecraft.bases", ())
+
+
+def _load(rulebook: str, limits: Limits) -> Any:
+    """A rulebook by name or path, its bases read from where this command allows."""
+    return api.load(rulebook, limits, _bases())
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulecraft")
 def cli() -> None:
@@ -118,6 +140,7 @@ def list_(as_json: bool, limits: Limits) -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True)
+@bases_option
 @limit_option
 def check(files: tuple[str, ...], limits: Limits) -> None:
     """Check rule files (paths or built-in names); report every error with a caret.
@@ -126,7 +149,7 @@ def check(files: tuple[str, ...], limits: Limits) -> None:
     failed = False
     for name in files:
         try:
-            rb = api.load(name, limits)
+            rb = _load(name, limits)
         except RulecraftError as err:
             click.echo(str(err), err=True)
             failed = True
@@ -141,6 +164,7 @@ def check(files: tuple[str, ...], limits: Limits) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")
 @click.option("--write", is_flag=True, help="Rewrite the files in place.")
+@bases_option
 @limit_option
 def fmt(files: tuple[str, ...], check: bool, write: bool, limits: Limits) -> None:
     """Print rule files in the canonical layout: tables aligned, comments kept.
@@ -179,10 +203,12 @@ def fmt(files: tuple[str, ...], check: bool, write: bool, limits: Limits) -> Non
 def _formatted(filename: str, limits: Limits) -> tuple[str, str]:
     """A rule file's text formatted, and as read; RulecraftError if it has any error at all."""
     text = api.read_rule_file(filename, limits)
-    api.compile(text, filename, limits)  # what `check` does: the errors point into the file
+    # what `check` does: the errors point into the file
+    api.compile(text, filename, limits, _bases())
     formatted = api.format_rules(text, filename, limits)
     try:
-        api.compile(formatted, filename, limits)  # never write a file that no longer compiles
+        # never write a file that no longer compiles
+        api.compile(formatted, filename, limits, _bases())
     except RulecraftError as err:
         raise RulecraftError(f"{filename}: the formatted text would not compile, so the file is "
                              "left as it is (a bug in rulecraft's formatter; please report it)\n"
@@ -227,13 +253,15 @@ def _replace(path: Path, text: str) -> None:
 @click.argument("rulebook")
 @click.argument("expression")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def eval_(rulebook: str, expression: str, as_json: bool, limits: Limits) -> None:
     """Evaluate EXPRESSION in a rulebook: a formula call or a table lookup.
 
     Examples: 'skill(12, 5, "Standard")', 'wounds[5, "Head"]'."""
     try:
-        value = api.evaluate_file(rulebook, expression, limits)  # compiled once, kept on disk
+        # compiled once, kept on disk
+        value = api.evaluate_file(rulebook, expression, limits, _bases())
     except RulecraftError as err:
         _fail(err, as_json)
         return
@@ -248,6 +276,7 @@ def eval_(rulebook: str, expression: str, as_json: bool, limits: Limits) -> None
 @click.option("--python", "as_python", is_flag=True,
               help="Print the Python the rulebook compiles to (with NAME: only that rule's).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits: Limits) -> None:
     """Show what RULEBOOK (a built-in name or a path) holds.
@@ -265,7 +294,7 @@ def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits
       rulecraft show rules/mine.rules melee_attack --json
       rulecraft show ringing_steel --python"""
     try:
-        rb = api.load(rulebook, limits)
+        rb = _load(rulebook, limits)
         if as_python:
             code = show_.python_text(rb, name)
             _emit({"rulebook": rb.name, "file": rb.filename, "name": name, "python": code},
@@ -308,6 +337,7 @@ def roll(dice: str, seed: int | None, explain: bool, as_json: bool, limits: Limi
 @click.option("--dice", "scripted", default=None, help="Scripted dice, one per die: 17,4")
 @click.option("--trace", is_flag=True, help="Show every roll, value, choice and branch.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | None,
         scripted: str | None, trace: bool, as_json: bool, limits: Limits) -> None:
@@ -358,6 +388,7 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
                    "of working them out exactly (for procedures too large for exact odds).")
 @click.option("--seed", type=int, default=None, help="Seed for --samples.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
          samples: int | None, seed: int | None, as_json: bool, limits: Limits) -> None:
@@ -408,6 +439,7 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 @click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default: "
               "every core); the figures are the same whatever the number.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
            settings: tuple[str, ...], policy: str | None, seed: int | None, until: str | None,
@@ -419,7 +451,7 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
     from rulecraft.fight import fight, fighter_files, read_fighter  # only this command
 
     try:
-        rb = api.load(rulebook, limits)
+        rb = _load(rulebook, limits)
         made = [read_fighter(rb, path, limits=limits) for path in fighter_files(fighters)]
         names = [os.path.splitext(os.path.basename(path))[0] for path in fighters]
         given = {}
@@ -453,6 +485,7 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
 @click.argument("old")
 @click.argument("new")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@bases_option
 @limit_option
 def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
     """What NEW changes of OLD (built-in names or paths), in the rules' own terms: table cells
@@ -462,7 +495,7 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
     from rulecraft.diff import diff  # only this command needs it
 
     try:
-        changes = diff(api.load(old, limits), api.load(new, limits))
+        changes = diff(_load(old, limits), _load(new, limits))
     except RulecraftError as err:
         _fail(err, as_json)
         return
@@ -486,6 +519,7 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
 @click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="A folder of your own templates: its sheet.html or sheet.md replaces "
                    "rulecraft's (see docs/sheets.md).")
+@bases_option
 @limit_option
 def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool,
           templates: str | None, limits: Limits) -> None:
@@ -501,7 +535,7 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
     from .output import write_new
 
     try:
-        rb = api.load(rulebook, limits)
+        rb = _load(rulebook, limits)
         text = api.sheet(rb, fmt, paper, sources, templates, limits)
         if output is not None:
             write_new(output, text, api.rule_files(rb))
@@ -518,7 +552,7 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
 
 def _procedure(rulebook: str, procedure: str, limits: Limits) -> tuple[Any, Any]:
     """A rulebook and one of its procedures, or a RangeError naming the procedures it has."""
-    rb = api.load(rulebook, limits)
+    rb = _load(rulebook, limits)
     proc = rb.procedures.get(procedure)
     if proc is None:
         raise RangeError(f"rulebook {rulebook} has no procedure {procedure!r} "

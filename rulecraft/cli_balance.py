@@ -11,10 +11,9 @@ import click
 from rulecraft.runtime.errors import RangeError, RulecraftError
 from rulecraft.runtime.limits import Limits
 
-from .cli import _emit, _fail, limit_option
+from .cli import _emit, _fail, _load, bases_option, limit_option
 from .lazy import lazy
 
-api = lazy("rulecraft.api")
 balance = lazy("rulecraft.balance")
 arguments_ = lazy("rulecraft.arguments")
 
@@ -28,6 +27,7 @@ arguments_ = lazy("rulecraft.arguments")
               help="Group by the outcome's name or by one of its values (e.g. wound).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs (exact "
               "fractions as strings).")
+@bases_option
 @limit_option
 def compare(base: str, other: str, target: str, arguments: tuple[str, ...], by: str,
             as_json: bool, limits: Limits) -> None:
@@ -41,7 +41,7 @@ def compare(base: str, other: str, target: str, arguments: tuple[str, ...], by: 
       rulecraft compare ringing_steel docs/examples/rs_house.rules melee_attack \\
           attacker=@docs/examples/swordsman.json defender=@docs/examples/spearman.json --by wound"""
     try:
-        books = [api.load(base, limits), api.load(other, limits)]
+        books = [_load(base, limits), _load(other, limits)]
         answers = []
         for rb in books:
             kwargs, choices = _arguments(rb, target, arguments, limits)
@@ -68,6 +68,7 @@ def compare(base: str, other: str, target: str, arguments: tuple[str, ...], by: 
                    "by default the likeliest at the first point.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs (exact "
               "fractions as strings).")
+@bases_option
 @limit_option
 def sweep(rulebook: str, target: str, arguments: tuple[str, ...], vary: tuple[str, ...],
           by: str, show: str | None, as_json: bool, limits: Limits) -> None:
@@ -83,7 +84,7 @@ def sweep(rulebook: str, target: str, arguments: tuple[str, ...], vary: tuple[st
           defender=@docs/examples/spearman.json --vary attacker.dexterity=6..18..3 \\
           --vary defender.armour=None,Standard,Full --show hit"""
     try:
-        rb = api.load(rulebook, limits)
+        rb = _load(rulebook, limits)
         axes = tuple(_axis(text, limits) for text in vary)
         points = _points(axes)
         answers = {}

@@ -108,8 +108,9 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = list(names or (who(f) for f in fighters))
-    job = (str(rulebook.source), rulebook.filename, [(f.model.name, _given(f)) for f in fighters],
-           names, encounter, policy, seed, dict(settings or {}), until)
+    job = (str(rulebook.source), rulebook.filename, _base_folders(rulebook),
+           [(f.model.name, _given(f)) for f in fighters], names, encounter, policy, seed,
+           dict(settings or {}), until)
     chunks = [(start, min(runs, start + 250)) for start in range(0, runs, 250)]
     workers = min(workers or os.cpu_count() or 1, len(chunks))
     tallies: list[list[dict[str, Any]]] = []
@@ -131,6 +132,14 @@ def _given(fighter: Combatant) -> dict[str, Any]:
     return {f.name: fighter[f.name] for f in fighter.model.fields if f.role != "derived"}
 
 
+def _base_folders(rulebook: Rulebook) -> tuple[str, ...]:
+    """The folders the bases under a house rulebook were read from: a worker compiling it
+    again may read them there too (they were allowed, `--bases`, when it was loaded)."""
+    from .api import rule_files
+
+    return tuple(sorted({os.path.dirname(path) for path in rule_files(rulebook)[1:]}))
+
+
 _COMPILED: dict[tuple[str, str], Rulebook] = {}  # in each worker: the rulebook, compiled once
 
 
@@ -138,10 +147,10 @@ def _fights(job: tuple[Any, ...], chunk: tuple[int, int]) -> list[dict[str, Any]
     """Fights chunk[0] … chunk[1] - 1 of a study, each reduced to what the study sums."""
     from .api import compile as compile_rules
 
-    source, filename, fighters, names, encounter, policy, seed, settings, until = job
+    source, filename, bases, fighters, names, encounter, policy, seed, settings, until = job
     rb = _COMPILED.get((source, filename))
     if rb is None:
-        rb = _COMPILED[(source, filename)] = compile_rules(source, filename)
+        rb = _COMPILED[(source, filename)] = compile_rules(source, filename, bases=bases)
     made = [rb.combatant_models[model].build(**given) for model, given in fighters]
     out = []
     for i in range(*chunk):

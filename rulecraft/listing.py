@@ -29,11 +29,11 @@ def _builtin(name: str) -> tuple[str, str]:
 def summary(name: str, limits: Limits) -> dict[str, Any]:
     """A built-in rulebook's name, title and how many tables, formulas and procedures it has
     (its bases' included, as compiling it would count them)."""
-    def load_base(base: str, house: str) -> tuple[str, str]:
+    def load_base(base: str, house: str) -> tuple[str, str, str]:
         if base in builtin_rulebooks():
-            return _builtin(base)
+            return (*_builtin(base), f"<built-in {base}>")
         from rulecraft import api  # a base outside the package: read as `load` reads it
-        return api.base_loader(limits)(base, house)
+        return api.base_loader(limits, house)(base, house)
 
     text, filename = _builtin(name)
     with reading_files():

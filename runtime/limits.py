@@ -33,7 +33,7 @@ class Limits:
     table_cells: int = attrs.field(default=200_000, validator=_positive)  # cells of one table
     key_span: int = attrs.field(default=1_000_000, validator=_positive)  # values of one range key
     extends_depth: int = attrs.field(default=8, validator=_positive)  # bases under a house file
-    extends_bytes: int = attrs.field(default=3_000_000, validator=_positive)  # a chain, all files
+    extends_bytes: int = attrs.field(default=1_000_000, validator=_positive)  # a chain, all files
     # -- rolling -----------------------------------------------------------------------------
     dice_per_roll: int = attrs.field(default=1000, validator=_positive)
     sides_per_die: int = attrs.field(default=10_000, validator=_positive)
