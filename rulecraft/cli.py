@@ -471,9 +471,10 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
 @click.argument("rulebook")
 @click.option("--format", "fmt", type=click.Choice(["html", "md"]), default="html",
               show_default=True, help="HTML for print (self-contained), or Markdown for wikis.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the sheet to this file (written whole, or not at all); without it, "
-                   "the sheet goes to standard output.")
+@click.option("-o", "--output", metavar="FILE", default=None,
+              help="Write the sheet to FILE (written whole, or not at all; never through "
+                   "another user's link); without it, or with -o -, the sheet goes to standard "
+                   "output.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="The paper the HTML sheet is laid out for.")
 @click.option("--sources/--rules-only", default=True, show_default=True,
@@ -494,13 +495,14 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
       rulecraft sheet ringing_steel -o ringing_steel.html
       rulecraft sheet ringing_steel --format md --rules-only > ringing_steel.md
       rulecraft sheet house.rules --paper letter -o house.html"""
-    from .output import write_new
+    from .output import bounded, is_stream, write_new
 
+    to_file = output is not None and not is_stream(output)
     try:
         rb = api.load(rulebook, limits)
-        text = api.sheet(rb, fmt, paper, sources, templates, limits)
-        if output is not None:
-            write_new(output, text, api.rule_files(rb))
+        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits), limits)
+        if to_file:
+            write_new(output, text, api.rule_files(rb), limits)
     except RulecraftError as err:
         _fail(err)
         return
@@ -508,7 +510,7 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
         click.echo(f"cannot write {api.shown(output or '')}: "
                    f"{(err.strerror or str(err)).lower()}", err=True)
         sys.exit(1)
-    if output is None:
+    if not to_file:
         click.echo(text, nl=False)
 
 

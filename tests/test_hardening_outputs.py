@@ -94,3 +94,145 @@ def test_no_python_text_reaches_a_calculation_message():
         assert "<class" not in message and "decimal" not in message
         assert "math domain" not in message and "int too large" not in message
         assert message.startswith("a ")
+
+
+# -- 8. sheet -o writes to the path given ---------------------------------------------------------
+
+SMALL = 'rulebook mine "Mine"\n\nformula f(a: 1..3) = a\n'
+OTHER = 65534  # nobody
+
+
+def sheet_of_small(tmp_path: Path) -> tuple[Path, str]:
+    """A small rule file, and the sheet the command writes for it."""
+    rules = tmp_path / "mine.rules"
+    rules.write_text(SMALL, encoding="utf-8")
+    return rules, rulecraft.sheet(str(rules))
+
+
+def someone_else_owns(path: Path, monkeypatch: pytest.MonkeyPatch, link: bool = True) -> None:
+    """Make `path` (a link, or the file itself) belong to another user: for real as root, else
+    by having rulecraft believe it runs as another user."""
+    if os.geteuid() == 0:
+        os.chown(path, OTHER, OTHER, follow_symlinks=not link)
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: OTHER)
+
+
+def left_alone(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.skipif(os.name != "posix", reason="links and owners")
+def test_sheet_output_refuses_a_link_planted_by_someone_else(tmp_path, monkeypatch):
+    """"`sheet -o` resolves the output path to a link's target and replaces it (a link planted
+    in a shared sticky folder replaces the victim's file) ... refuse a link unless the user owns
+    both ends"."""
+    rules, _ = sheet_of_small(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    planted = tmp_path / "sheet.html"
+    planted.symlink_to(victim)
+    someone_else_owns(planted, monkeypatch)
+    result = invoke("sheet", str(rules), "-o", str(planted))
+    assert_refused(result, "is a link", str(planted))
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert planted.is_symlink()
+    assert left_alone(tmp_path) == ["mine.rules", "sheet.html", "victim.txt"]
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="chown needs root")
+def test_sheet_output_refuses_the_users_link_to_someone_elses_file(tmp_path):
+    """"refuse a link unless the user owns both ends" — here the end is another user's file."""
+    rules, _ = sheet_of_small(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    os.chown(victim, OTHER, OTHER)
+    link = tmp_path / "sheet.html"
+    link.symlink_to(victim)
+    result = invoke("sheet", str(rules), "-o", str(link))
+    assert_refused(result, "is a link", "another user")
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="links")
+def test_sheet_output_through_the_users_own_link_writes_its_file(tmp_path):
+    """A link the user made to a file of their own is a shortcut: the file is written, the
+    link stays; a link to nothing is refused."""
+    rules, sheet = sheet_of_small(tmp_path)
+    mine = tmp_path / "real.html"
+    mine.write_text("old\n", encoding="utf-8")
+    mine.chmod(0o640)
+    link = tmp_path / "sheet.html"
+    link.symlink_to(mine)
+    result = invoke("sheet", str(rules), "-o", str(link))
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and mine.read_text(encoding="utf-8") == sheet
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o640
+    dangling = tmp_path / "nowhere.html"
+    dangling.symlink_to(tmp_path / "missing" / "x.html")
+    assert_refused(invoke("sheet", str(rules), "-o", str(dangling)), "is a link")
+    assert left_alone(tmp_path) == ["mine.rules", "nowhere.html", "real.html", "sheet.html"]
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout"])
+def test_sheet_output_to_standard_output_is_a_stream(tmp_path, name):
+    """"write to `-`/`/dev/stdout` as a stream" (before: `-` made a file named `-`, and
+    /dev/stdout was resolved to the terminal or pipe and replaced)."""
+    rules, sheet = sheet_of_small(tmp_path)
+    run = measured(["sheet", str(rules), "-o", name], cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == sheet
+    assert left_alone(tmp_path) == ["mine.rules"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and device nodes")
+def test_sheet_output_never_replaces_what_is_not_a_regular_file(tmp_path):
+    """"it also replaces FIFOs and device nodes with a regular file (`-o /dev/null` as root)
+    ... never replace anything that is not a regular file" (a folder: exit 1 too, not 2)."""
+    rules, _ = sheet_of_small(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert_refused(invoke("sheet", str(rules), "-o", str(fifo)), "named pipe",
+                   "not a regular file")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    assert_refused(invoke("sheet", str(rules), "-o", str(folder)), "is a folder")
+    assert folder.is_dir()
+    if os.geteuid() == 0:  # a device node of our own, never the system's /dev/null
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        assert_refused(invoke("sheet", str(rules), "-o", str(device)), "device")
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert sorted(left_alone(tmp_path)) == sorted(
+        ["mine.rules", "pipe", "folder"] + (["null"] if os.geteuid() == 0 else []))
+
+
+def test_sheet_output_is_capped_by_output_bytes(tmp_path):
+    """"Cap the written size with `limits.output_bytes` (refusal names the limit)": the old
+    file stays whole, no temporary file is left, and standard output gets nothing."""
+    rules, _ = sheet_of_small(tmp_path)
+    out = tmp_path / "sheet.html"
+    out.write_text("old\n", encoding="utf-8")
+    result = invoke("sheet", str(rules), "-o", str(out), "--limit", "output_bytes=1000")
+    assert_refused(result, "output_bytes", "--limit output_bytes=N")
+    assert out.read_text(encoding="utf-8") == "old\n"
+    assert left_alone(tmp_path) == ["mine.rules", "sheet.html"]
+    result = invoke("sheet", str(rules), "--limit", "output_bytes=1000")
+    assert_refused(result, "output_bytes")
+    assert "<html" not in result.stdout
+
+
+def test_sheet_never_overwrites_a_local_base_named_like_a_builtin(tmp_path, monkeypatch):
+    """"never overwrite a base file the sheet was made from (a local file named like a
+    built-in included)"."""
+    monkeypatch.chdir(tmp_path)
+    base = tmp_path / "ringing_steel.rules"
+    base.write_text(SMALL, encoding="utf-8")
+    house = tmp_path / "house.rules"
+    house.write_text('rulebook house "House"\nextends "ringing_steel.rules"\n\n'
+                     "formula g(a: 1..3) = a + 1\n", encoding="utf-8")
+    for target in ("ringing_steel.rules", "./ringing_steel.rules", str(base)):
+        result = invoke("sheet", "house.rules", "-o", target)
+        assert_refused(result, "rule file the sheet is made from")
+        assert base.read_text(encoding="utf-8") == SMALL
