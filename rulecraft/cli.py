@@ -41,13 +41,12 @@ overview_text = lazy("rulecraft.show_text", "overview_text")
 def _fail(err: RulecraftError, as_json: bool = False) -> None:
     """Report a rule error on stderr (as JSON for --json) and exit 1."""
     if as_json:
-        import json
+        from .output import json_text
 
         errors = getattr(err, "errors", [err])
-        click.echo(json.dumps({"errors": [
+        click.echo(json_text({"errors": [
             {"kind": type(e).__name__, "message": e.message, "file": e.filename, "line": e.line,
-             "column": e.column, "text": str(e)} for e in errors]}, indent=2, ensure_ascii=False),
-            err=True)
+             "column": e.column, "text": str(e)} for e in errors]}), err=True)
     else:
         click.echo(str(err), err=True)
     sys.exit(1)
@@ -55,9 +54,9 @@ def _fail(err: RulecraftError, as_json: bool = False) -> None:
 
 def _emit(data: Any, as_json: bool, text: str) -> None:
     if as_json:
-        import json  # for --json alone: a command's start is mostly its imports
+        from .output import json_text  # for --json alone: a command's start is its imports
 
-        text = json.dumps(data, indent=2, ensure_ascii=False)
+        text = json_text(data)
     click.echo(text)
 
 
@@ -428,10 +427,13 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
         if runs is not None:
             from rulecraft.fight import study
 
+            from .output import unescaped
+
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
                            workers=workers, settings=given, until=until_value)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
-                with click.progressbar(length=runs, label="fights", file=sys.stderr) as bar:
+                with click.progressbar(length=runs, label="fights",
+                                       file=unescaped(sys.stderr)) as bar:
                     many = study(rb, made, runs, progress=bar.update, **options)
             else:
                 many = study(rb, made, runs, **options)
@@ -546,6 +548,9 @@ def main() -> None:
     paused = sys.argv[1:2] == ["eval"] and gc.isenabled()
     if paused:
         gc.disable()
+    from .output import guard_terminal
+
+    guard_terminal()  # rule text on a terminal is shown, never obeyed
     failure = ""
     try:
         cli.main(standalone_mode=True)

@@ -1,17 +1,19 @@
-"""Writing what a command makes (a sheet): to standard output as a stream, or to the file named,
-whole or not at all — never through another user's link, never over what is not a regular file,
-never over a rule file it was made from, and never more than `output_bytes`."""
+"""What a command writes: a file (a sheet) whole or not at all — never through another user's
+link, never over what is not a regular file, never over a rule file it was made from, never more
+than `output_bytes` — and text on a terminal, where rule text is shown and never obeyed."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
+import sys
+from typing import Any, TextIO
 
 from rulecraft.runtime.errors import RangeError, RulecraftError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
-from .api import shown as _shown
 
 # Names that mean standard output, written to as a stream and never replaced.
 STREAMS = ("-", "/dev/stdout")
@@ -121,6 +123,12 @@ def _replace(target: str, data: bytes, mode: int) -> None:
             os.close(handle)
 
 
+def _shown(name: str) -> str:
+    from .api import shown  # loaded by then: a sheet was made
+
+    return shown(name)
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -134,4 +142,75 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["STREAMS", "OutputError", "bounded", "is_stream", "write_new"]
+# -- text on a terminal ---------------------------------------------------------------------------
+
+# What a terminal obeys rather than shows: the C0 controls but newline and tab (layout), DEL, the
+# C1 controls (U+009B alone is a CSI to many terminals) and the bidirectional overrides and
+# isolates, which reorder the text shown around them.
+_OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# In JSON the C0 controls are escaped by json.dumps already; these are not.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with each character a terminal would obey written out as an escape (ESC as
+    `\\x1b`), and newlines and tabs kept where they are layout."""
+    return _OBEYED.sub(_escape, text) if _OBEYED.search(text) else text
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def json_text(data: Any) -> str:
+    """`data` as JSON for --json: readable Unicode, and nothing a terminal obeys left raw."""
+    import json  # for --json alone: a command's start is mostly its imports
+
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only inside strings
+
+
+class TerminalText:
+    """A terminal's standard output or error, through which every character a terminal would
+    obey (an escape sequence in a rule's string) is shown instead: the one place all text output
+    goes through, whichever command and whichever error wrote it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.unescaped = stream  # for rulecraft's own control codes (a progress bar)
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):  # click looks for a binary stream this way
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        return self.unescaped.write(visible(text))
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # encoding, flush, isatty, fileno, ...
+        return getattr(self.unescaped, name)
+
+
+def guard_terminal() -> None:
+    """Show rule text on a terminal, never obey it: standard output and error wrapped in
+    TerminalText when they are terminals (a pipe or file gets the text as the rule holds it)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or isinstance(stream, TerminalText):
+            continue
+        try:
+            terminal = stream.isatty()
+        except (AttributeError, ValueError):  # a stand-in stream, or a closed one
+            terminal = False
+        if terminal:
+            setattr(sys, name, TerminalText(stream))
+
+
+def unescaped(stream: Any) -> Any:
+    """The stream under a TerminalText, for rulecraft's own control codes (a progress bar)."""
+    return stream.unescaped if isinstance(stream, TerminalText) else stream
+
+
+__all__ = ["STREAMS", "OutputError", "TerminalText", "bounded", "guard_terminal", "is_stream",
+           "json_text", "unescaped", "visible", "write_new"]

@@ -236,3 +236,108 @@ def test_sheet_never_overwrites_a_local_base_named_like_a_builtin(tmp_path, monk
         result = invoke("sheet", "house.rules", "-o", target)
         assert_refused(result, "rule file the sheet is made from")
         assert base.read_text(encoding="utf-8") == SMALL
+
+
+# -- 13. control characters reach the terminal --------------------------------------------------
+
+# A title, a cell, a formula's text and an outcome's, each holding what a terminal obeys: clear the
+# screen, set the window title, blink, DEL, and the one-character CSI (U+009B).
+ESCAPES = ('rulebook esc "Esc"\n\n'
+           'table t "T\x1b[2J" by k:\n  | K | V |\n  | 1 | x |\n\n'
+           'formula f(a: 1..3) = "a\x1b]0;pwned\x07b\x7f\x9bc"\n\n'
+           'procedure p "P" ():\n  outcome done "D" with (say = "s\x1b[5mt", n = 1)\n')
+RAW = (b"\x1b", b"\x07", b"\x7f", b"\xc2\x9b")
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "ringing_steel"
+
+
+def on_terminal(args: list[str], cwd: Path) -> tuple[int, bytes]:
+    """`rulecraft ARGS` with its standard output and error on a terminal (a pseudo-terminal),
+    and the bytes the terminal received (its line ends back to `\\n`)."""
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-c", "from rulecraft.cli import main; main()",
+                              *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave,
+                             stderr=slave)
+    os.close(slave)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(master)
+    return child.wait(timeout=60), received.replace(b"\r\n", b"\n")
+
+
+@pytest.fixture
+def escapes(tmp_path: Path) -> Path:
+    (tmp_path / "esc.rules").write_text(ESCAPES, encoding="utf-8")
+    return tmp_path
+
+
+def assert_shown_not_obeyed(received: bytes, *shown: str) -> None:
+    for raw in RAW:
+        assert raw not in received, received
+    text = received.decode("utf-8")
+    for piece in shown:
+        assert piece in text, text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
+@pytest.mark.parametrize(("args", "shown"), [
+    (["eval", "esc.rules", "f(1)"], ["a\\x1b]0;pwned\\x07b\\x7f\\x9bc"]),
+    (["show", "esc.rules", "t"], ['"T\\x1b[2J"']),
+    (["run", "esc.rules", "p"], ["say: s\\x1b[5mt"]),
+    (["eval", "esc.rules", 'g("\x1b[2J")'], ["unknown", '"\\x1b[2J"']),  # an error message
+])
+def test_control_characters_are_shown_on_a_terminal_never_obeyed(escapes, args, shown):
+    """"Control characters in rule strings (terminal escape sequences) reach the terminal raw
+    from `eval`, `show`, `run`, `fight`: escape them on a terminal." Newlines stay layout."""
+    status, received = on_terminal(args, escapes)
+    assert status == (1 if args[2].startswith("g(") else 0), received
+    assert_shown_not_obeyed(received, *shown)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
+def test_a_fighter_named_with_control_characters_is_shown_on_a_terminal(tmp_path):
+    """The same for `fight`: a fighter's name comes from its file's name."""
+    hostile = tmp_path / "a\x1b[2Jb.toml"
+    hostile.write_text((EXAMPLES / "swordsman.toml").read_text(encoding="utf-8"),
+                       encoding="utf-8")
+    status, received = on_terminal(["fight", "ringing_steel", hostile.name,
+                                     str(EXAMPLES / "spearman.toml"), "--seed", "1"], tmp_path)
+    assert status == 0, received
+    assert_shown_not_obeyed(received, "a\\x1b[2Jb")
+    assert b"\n" in received.strip() and b"\t" not in received  # lines are still lines
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
+def test_json_on_a_terminal_or_not_holds_no_raw_control_character(escapes):
+    """"`--json` output is JSON-escaped already (check)": it was for C0, not for DEL or the C1
+    controls (U+0080–U+009F), which json.dumps leaves raw."""
+    for status, received in (on_terminal(["eval", "esc.rules", "f(1)", "--json"], escapes),
+                             (0, invoke_bytes(["eval", "esc.rules", "f(1)", "--json"], escapes))):
+        assert status == 0
+        for raw in RAW:
+            assert raw not in received, received
+        assert json.loads(received)["value"] == "a\x1b]0;pwned\x07b\x7f\x9bc"
+
+
+def invoke_bytes(args: list[str], cwd: Path) -> bytes:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", "from rulecraft.cli import main; main()",
+                           *args], cwd=cwd, capture_output=True, check=True).stdout
+
+
+def test_what_goes_to_a_file_or_pipe_is_the_rule_s_text_as_written(escapes):
+    """Escaping is for a terminal: piped, `eval` prints the string the rule holds."""
+    assert invoke_bytes(["eval", "esc.rules", "f(1)"], escapes) == \
+        "a\x1b]0;pwned\x07b\x7f\x9bc\n".encode()
