@@ -341,3 +341,153 @@ def test_what_goes_to_a_file_or_pipe_is_the_rule_s_text_as_written(escapes):
     """Escaping is for a terminal: piped, `eval` prints the string the rule holds."""
     assert invoke_bytes(["eval", "esc.rules", "f(1)"], escapes) == \
         "a\x1b]0;pwned\x07b\x7f\x9bc\n".encode()
+
+
+# -- 14. user templates ---------------------------------------------------------------------------
+
+def templates(tmp_path: Path, text: str, name: str = "sheet.html") -> Path:
+    """A templates folder holding `text` as `name`."""
+    folder = tmp_path / "mine"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def sheet_with(folder: Path, *more: str):
+    return invoke("sheet", "ringing_steel", "--templates", str(folder), *more)
+
+
+@pytest.mark.parametrize(("text", "line", "words"), [
+    ("x\n{% for %}\n", 2, ["Expected an expression"]),
+    ("x\n\n{{ nope.x }}\n", 3, ["'nope' is undefined"]),
+    ("x\n{{ ''.__class__ }}\n", 2, ["unsafe"]),
+    ("x\n{{ 1/0 }}\n", 2, ["division by zero"]),
+    ("x\n{{ 1 + 'a' }}\n", 2, ["unsupported operand"]),
+    ("x\n{{ range(10**6) }}\n", 2, ["MAX_RANGE"]),
+    ("{% macro m() %}\n{{ m() }}{% endmacro %}\n{{ m() }}\n", 2, ["call themselves"]),
+    ("{% include 'sheet.html' %}\n", 1, ["call themselves"]),
+])
+def test_a_template_that_fails_is_named_with_its_line(tmp_path, text, line, words):
+    """"turn any exception a template raises (TemplateSyntaxError, UndefinedError,
+    SecurityError, ZeroDivisionError, RecursionError …) into a clear error naming the template
+    file and line, exit 1" (before: ZeroDivisionError, RecursionError, OverflowError and
+    TypeError were exit 3, and no error named the file)."""
+    folder = templates(tmp_path, text)
+    result = sheet_with(folder)
+    assert_refused(result, f"{folder / 'sheet.html'}:{line}:", *words)
+
+
+def test_a_failure_in_an_included_template_names_that_template(tmp_path):
+    folder = templates(tmp_path, "{% include 'part.html' %}\n")
+    templates(tmp_path, "one\ntwo\n{{ 1/0 }}\n", "part.html")
+    assert_refused(sheet_with(folder), f"{folder / 'part.html'}:3:", "division by zero")
+
+
+@pytest.mark.parametrize("name", ["../secret.txt", "/SECRET", "sub/../../secret.txt"])
+def test_a_template_includes_only_files_inside_its_folder(tmp_path, name):
+    """"keep `include`/`extends`/`import` inside the templates folder (no `../`, no absolute,
+    no symlink out)"."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret\n", encoding="utf-8")
+    folder = templates(tmp_path, "{% include '" + name.replace("/SECRET", str(secret)) + "' %}")
+    result = sheet_with(folder)
+    assert_refused(result, f"{folder / 'sheet.html'}:1:", "inside the templates folder")
+    assert "the secret" not in result.output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="links and FIFOs")
+def test_a_template_never_reads_through_a_link_out_or_from_a_pipe(tmp_path):
+    """A link in the folder to a file outside it leaked the file into the sheet; a FIFO
+    hung the command for ever."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret\n", encoding="utf-8")
+    folder = templates(tmp_path, "{% include 'link.html' %}")
+    (folder / "link.html").symlink_to(secret)
+    result = sheet_with(folder)
+    assert_refused(result, "link.html", "inside the templates folder")
+    assert "the secret" not in result.output
+    os.mkfifo(folder / "pipe.html")
+    templates(tmp_path, "{% include 'pipe.html' %}")
+    assert_refused(sheet_with(folder), "pipe.html", "not a regular file")
+    (folder / "inside.html").write_text("fine", encoding="utf-8")
+    (folder / "alias.html").symlink_to(folder / "inside.html")  # a link inside is fine
+    templates(tmp_path, "{% include 'alias.html' %}")
+    result = sheet_with(folder)
+    assert result.exit_code == 0 and result.output == "fine"
+
+
+def test_the_builtin_templates_are_still_there_to_extend(tmp_path):
+    """"the built-in `builtin/…` names still work"."""
+    folder = templates(tmp_path, '{% extends "builtin/sheet.md" %}{% block tables %}'
+                                 "no tables here{% endblock %}", "sheet.md")
+    result = sheet_with(folder, "--format", "md")
+    assert result.exit_code == 0, result.output
+    assert "# Ringing Steel" in result.output and "no tables here" in result.output
+    folder = templates(tmp_path, '{% import "builtin/_macros.html" as m %}{% include '
+                                 '"sheet.css" %}')
+    assert sheet_with(folder).exit_code == 0
+
+
+NESTED_LOOPS = ("{% for i in range(100000) %}\n{% for j in range(100000) %}{% endfor %}"
+                "{% endfor %}\n")
+DOUBLING = ('{% set ns = namespace(s="x") %}\n{% for i in range(64) %}'
+            "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}\n")
+DOUBLING_LISTS = ("{% set ns = namespace(l=[1]) %}\n{% for i in range(64) %}"
+                  "{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l }}\n")
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    # "bound the time (a template loop of range(10**9) — Jinja's sandbox has a range cap but
+    # nested loops are not capped"
+    (NESTED_LOOPS, "work"),
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{{ j }}{% endfor %}"
+     "{% endfor %}", "work"),
+    ("{% for i in range(100000) %}{{ 'x' * 100000 }}{% endfor %}", "output_bytes"),
+    # "bound output size": made inside the template, before any of it is written
+    ("{% set x %}{% for i in range(100000) %}{% for j in range(100000) %}"
+     "{{ j }}{% endfor %}{% endfor %}{% endset %}", "work"),
+    (DOUBLING, "work"),
+    (DOUBLING_LISTS, "work"),
+    ("{{ 'x' * 10**10 }}", "work"),
+    ("{{ 7 ** (10 ** 9) }}", "work"),
+    ("{{ ''.replace('', 'x' * 100000) * 0 }}{{ ('y' * 10000).replace('', 'x' * 10000) }}",
+     "work"),
+    ("{% set l = [1] %}{% for i in range(64) %}{% do l.extend(l) %}{% endfor %}", "work"),
+    ("{{ 'x'|center(10**10) }}", "work"),
+    ("{{ 'x'.ljust(10**10) }}", "work"),
+    ("{{ '%10000000000d'|format(1) }}", "work"),
+    # the same bounds by other roads: comparing, hashing, indenting, slicing, scanning,
+    # including, squaring and dividing long numbers, recursion, sums of lists
+    ("{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(64) %}{% set ns.a = [ns.a, ns.a] %}"
+     "{% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }}", "work"),
+    ("{% set ns = namespace(t=(1,)) %}{% for i in range(64) %}{% set ns.t = (ns.t, ns.t) %}"
+     "{% endfor %}{{ {ns.t: 1} }}", "work"),
+    ("{{ ('\n' * 1000000)|indent(10000) }}", "work"),
+    ("{{ range(10)|slice(10000000)|list }}", "work"),
+    ("{% set s = 'x' * 10000000 %}{% for i in range(100000) %}{% if 'y' in s %}{% endif %}"
+     "{% endfor %}", "work"),
+    ("{% set big = [1] * 2000000 %}{% for i in range(100000) %}{{ big.count(1) }}{% endfor %}",
+     "work"),
+    ("{% for i in range(100000) %}{% include 'sheet.css' %}{% endfor %}", "work"),
+    ("{% set ns = namespace(n=7) %}{% for i in range(64) %}{% set ns.n = ns.n * ns.n %}"
+     "{% endfor %}", "work"),
+    ("{% set n = 10 ** 400000 %}{% for i in range(100000) %}{% set x = n // 7 %}{% endfor %}",
+     "work"),
+    ("{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% endif %}{% endmacro %}{{ m(40) }}",
+     "work"),
+    ("{% for i in range(100000) recursive %}{{ loop(range(100000)) }}{% endfor %}", "work"),
+    ("{{ ([[1] * 1000] * 1000)|sum(start=[]) }}", "work"),
+])
+def test_a_template_is_bounded_in_work_and_output(tmp_path, text, limit):
+    """Each refused within the limit it names, in a capped child process; before, each ran for
+    minutes or hours, or until memory ran out."""
+    folder = templates(tmp_path, text)
+    more = ["--limit", "work=1000000000"] if limit == "output_bytes" else []  # printing is work
+    run = measured(["sheet", "ringing_steel", "--templates", str(folder), *more])
+    assert run.returncode == 1, run.output[-2000:]
+    assert f"limit {limit}" in run.stderr, run.stderr
+    assert "sheet.html:" in run.stderr or limit == "output_bytes"  # the whole sheet's size
+    assert "Traceback" not in run.output
+    assert run.peak_mb < 200, run.peak_mb
+    assert run.stdout == ""
+    print(f"{run.seconds:.2f} s, {run.peak_mb:.0f} MB: {text[:60]!r}")  # for the report
