@@ -182,7 +182,8 @@ class TerminalText:
     def write(self, text: str) -> int:
         if not isinstance(text, str):  # click looks for a binary stream this way
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        return self.unescaped.write(visible(text))
+        self.unescaped.write(visible(text))
+        return len(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
