@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import (ChoiceLoader, FileSystemLoader, PrefixLoader, StrictUndefined,
-                    TemplateError, TemplateNotFound)
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import ChoiceLoader, PrefixLoader, StrictUndefined, TemplateError, pass_context
 from markupsafe import Markup
 
-from rulecraft.runtime.errors import RulecraftError
+from rulecraft.runtime.errors import RangeError, RulecraftError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
+from rulecraft.runtime.work import current
 
 from . import sheet_view
+from .sheet_files import FolderLoader, placed
+from .sheet_sandbox import CountedSandbox, SheetError, TemplateWork
 
 FORMATS = ("html", "md")
 PAPERS = ("a4", "letter")
@@ -32,10 +34,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 # The sheet's parts, in order, with the headings the templates give them.
 SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Formulas"),
             ("combatants", "Combatants"), ("references", "Quick reference"))
-
-
-class SheetError(RulecraftError):
-    """A sheet could not be made: an unknown format or paper, a template that fails."""
 
 
 def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
@@ -53,39 +51,61 @@ def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = T
     sheet = sheet_view.build(rb, anchors.anchor, paper, sources, limits)
     sections = [(key, title, anchors.section(key)) for key, title in SECTIONS
                 if getattr(sheet, key)]
-    env = environment(fmt, templates)
+    env = environment(fmt, templates, limits)
     try:
         template = env.get_template(f"sheet.{fmt}")
-        return template.render(sheet=sheet, sections=sections,
-                               parts={key: (title, anchor) for key, title, anchor in sections})
-    except TemplateNotFound as err:
-        raise SheetError(f"no template {err.name!r} in {templates} or rulecraft's own") from None
-    except TemplateError as err:
-        where = f" (line {err.lineno})" if getattr(err, "lineno", None) else ""
-        raise SheetError(f"the sheet's template failed{where}: {err}") from None
+        return _written(template.generate(
+            sheet=sheet, sections=sections,
+            parts={key: (title, anchor) for key, title, anchor in sections}), limits)
+    except (RulecraftError, TemplateError) as err:
+        raise placed(err, env.texts) from None
+    except Exception as err:  # noqa: BLE001 - a user's template is code: any failure is its own
+        if templates is None:
+            raise  # rulecraft's own templates failing is a bug in rulecraft
+        raise placed(err, env.texts) from None
 
 
-def environment(fmt: str, templates: str | os.PathLike[str] | None = None) -> SandboxedEnvironment:
+def _written(chunks: Iterable[str], limits: Limits) -> str:
+    """The sheet's text as its template writes it, stopped as soon as it is longer than a
+    command may write (`output_bytes`)."""
+    out, size = [], 0
+    for chunk in chunks:
+        size += len(chunk.encode("utf-8"))
+        if size > limits.output_bytes:
+            raise RangeError(f"the sheet would be more than {limits.output_bytes} bytes "
+                             f"{Limits.hint('output_bytes')}")
+        out.append(chunk)
+    return "".join(out)
+
+
+def environment(fmt: str, templates: str | os.PathLike[str] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> CountedSandbox:
     """A sandboxed Jinja environment: the user's folder first, then the built-in templates
-    (also as `builtin/NAME`, for a user's template to extend). HTML is autoescaped; Markdown
-    escapes every value it prints (`*`, `|`, `<`, … as `\\*`, `\\|`, `\\<`)."""
+    (also as `builtin/NAME`, for a user's template to extend), each read only from inside its
+    folder; its work counted against `limits.work`. HTML is autoescaped; Markdown escapes every
+    value it prints (`*`, `|`, `<`, … as `\\*`, `\\|`, `\\<`)."""
+    texts: dict[str, str] = {}
     loaders: list[Any] = []
     if templates is not None:
         folder = Path(templates)
         if not folder.is_dir():
             raise SheetError(f"the templates folder {os.fsdecode(folder)!r} is not a folder")
-        loaders.append(FileSystemLoader(os.fspath(folder)))
-    loaders += [FileSystemLoader(os.fspath(TEMPLATES)),
-                PrefixLoader({"builtin": FileSystemLoader(os.fspath(TEMPLATES))})]
+        loaders.append(FolderLoader(folder, os.fsdecode(folder), limits.source_bytes, texts))
+    builtin = FolderLoader(TEMPLATES, "builtin", limits.source_bytes, texts)
+    loaders += [builtin, PrefixLoader({"builtin": builtin})]
+    work = TemplateWork(current(limits))  # the command's budget, the references' too
     options: dict[str, Any] = dict(loader=ChoiceLoader(loaders), undefined=StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True,
                                    keep_trailing_newline=True, extensions=["jinja2.ext.do"])
     if fmt == "html":
-        env = SandboxedEnvironment(autoescape=True, **options)
+        env = CountedSandbox(work, texts, autoescape=True,
+                             finalize=pass_context(lambda _, value: work.printed(value)),
+                             **options)
     else:
-        env = SandboxedEnvironment(autoescape=False, finalize=markdown_text, **options)
-    env.filters["css_string"] = css_string
-    env.filters["md"] = lambda value: Markup(markdown_text(value))
+        env = CountedSandbox(work, texts, autoescape=False, finalize=pass_context(
+            lambda _, value: markdown_text(work.printed(value))), **options)
+    env.add_filter("css_string", css_string)
+    env.add_filter("md", lambda value: Markup(markdown_text(value)))
     return env
 
 

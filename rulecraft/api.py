@@ -258,7 +258,8 @@ def rule_files(rulebook: Rulebook) -> list[str]:
     while rulebook is not None:
         name = rulebook.filename
         if name.endswith(".rules") and name.removesuffix(".rules") in builtin_rulebooks():
-            name = os.fspath(_shipped(name))
+            # a built-in's, or a local file of the same name a house file extends by path
+            found.append(os.path.realpath(os.fspath(_shipped(name))))
         found.append(os.path.realpath(name))
         rulebook = getattr(rulebook, "base", None)
     return found

@@ -42,13 +42,12 @@ overview_text = lazy("rulecraft.show_text", "overview_text")
 def _fail(err: RulecraftError, as_json: bool = False) -> None:
     """Report a rule error on stderr (as JSON for --json) and exit 1."""
     if as_json:
-        import json
+        from .output import json_text
 
         errors = getattr(err, "errors", [err])
-        click.echo(json.dumps({"errors": [
+        click.echo(json_text({"errors": [
             {"kind": type(e).__name__, "message": e.message, "file": e.filename, "line": e.line,
-             "column": e.column, "text": str(e)} for e in errors]}, indent=2, ensure_ascii=False),
-            err=True)
+             "column": e.column, "text": str(e)} for e in errors]}), err=True)
     else:
         click.echo(str(err), err=True)
     sys.exit(1)
@@ -56,9 +55,9 @@ def _fail(err: RulecraftError, as_json: bool = False) -> None:
 
 def _emit(data: Any, as_json: bool, text: str) -> None:
     if as_json:
-        import json  # for --json alone: a command's start is mostly its imports
+        from .output import json_text  # for --json alone: a command's start is its imports
 
-        text = json.dumps(data, indent=2, ensure_ascii=False)
+        text = json_text(data)
     click.echo(text)
 
 
@@ -464,10 +463,13 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
         if runs is not None:
             from rulecraft.fight import study
 
+            from .output import unescaped
+
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
                            workers=workers, settings=given, until=until_value)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
-                with click.progressbar(length=runs, label="fights", file=sys.stderr) as bar:
+                with click.progressbar(length=runs, label="fights",
+                                       file=unescaped(sys.stderr)) as bar:
                     many = study(rb, made, runs, progress=bar.update, **options)
             else:
                 many = study(rb, made, runs, **options)
@@ -508,9 +510,10 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
 @click.argument("rulebook")
 @click.option("--format", "fmt", type=click.Choice(["html", "md"]), default="html",
               show_default=True, help="HTML for print (self-contained), or Markdown for wikis.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the sheet to this file (written whole, or not at all); without it, "
-                   "the sheet goes to standard output.")
+@click.option("-o", "--output", metavar="FILE", default=None,
+              help="Write the sheet to FILE (written whole, or not at all; never through "
+                   "another user's link); without it, or with -o -, the sheet goes to standard "
+                   "output.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="The paper the HTML sheet is laid out for.")
 @click.option("--sources/--rules-only", default=True, show_default=True,
@@ -532,13 +535,14 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
       rulecraft sheet ringing_steel -o ringing_steel.html
       rulecraft sheet ringing_steel --format md --rules-only > ringing_steel.md
       rulecraft sheet house.rules --paper letter -o house.html"""
-    from .output import write_new
+    from .output import bounded, is_stream, write_new
 
+    to_file = output is not None and not is_stream(output)
     try:
         rb = _load(rulebook, limits)
-        text = api.sheet(rb, fmt, paper, sources, templates, limits)
-        if output is not None:
-            write_new(output, text, api.rule_files(rb))
+        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits), limits)
+        if to_file:
+            write_new(output, text, api.rule_files(rb), limits)
     except RulecraftError as err:
         _fail(err)
         return
@@ -546,7 +550,7 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
         click.echo(f"cannot write {api.shown(output or '')}: "
                    f"{(err.strerror or str(err)).lower()}", err=True)
         sys.exit(1)
-    if output is None:
+    if not to_file:
         click.echo(text, nl=False)
 
 
@@ -582,6 +586,9 @@ def main() -> None:
     paused = sys.argv[1:2] == ["eval"] and gc.isenabled()
     if paused:
         gc.disable()
+    from .output import guard_terminal
+
+    guard_terminal()  # rule text on a terminal is shown, never obeyed
     failure = ""
     try:
         cli.main(standalone_mode=True)

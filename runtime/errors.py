@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import attrs
@@ -124,20 +125,27 @@ class CalculationError(RulecraftError):
     """A calculation with no answer: a division by zero, the logarithm of zero or less, ..."""
 
 
+class NoAnswer(ValueError):
+    """A calculation with no answer, raised in the rules' words: its message is shown as it is
+    (`ln(0): the logarithm needs a number above zero`)."""
+
+
 # What a calculation with no answer raises inside generated code (Decimal's signals included).
 ARITHMETIC = (ArithmeticError, ValueError, RecursionError)
 
 
 def calculation_message(err: Exception) -> str:
-    """A Python arithmetic error in the words of the rules."""
-    text = str(err)
-    if isinstance(err, ZeroDivisionError) or "division" in text.lower():
+    """A Python arithmetic error in the words of the rules: never Python's own text, which names
+    its classes ("[<class 'decimal.InvalidOperation'>]") and means nothing to a referee."""
+    if isinstance(err, NoAnswer):
+        return str(err)
+    if isinstance(err, ZeroDivisionError):  # Decimal's DivisionByZero and 0/0 too
         return "a division by zero"
-    if text.startswith(("ln(", "sqrt(")):
-        return text
     if isinstance(err, RecursionError):
         return "formulas that call each other more deeply than Python allows"
-    return f"a calculation with no answer ({text})"
+    if isinstance(err, (OverflowError, decimal.Overflow)):
+        return "a number too large to work with"
+    return "a calculation with no answer (a number too large, or too small, to work with)"
 
 
 class DiceError(RulecraftError):

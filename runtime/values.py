@@ -10,6 +10,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .errors import NoAnswer
+
 # One context for every rule computation: 28 significant digits keeps products of printed
 # one- and two-decimal figures exact, so a floor taken after them is never off by one.
 CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN)
@@ -25,7 +27,7 @@ def num(text: str) -> Number:
     return int(text)
 
 
-class NotARuleValue(ValueError):
+class NotARuleValue(NoAnswer):
     """A value handed in from Python that no rule could hold (a function, a module, nan)."""
 
 
@@ -76,13 +78,14 @@ _RULE_CLASSES: tuple[type, ...] = ()
 
 # Python will not turn an integer of more than 4300 digits into text; a rule's result never
 # needs a tenth of that.
-_LARGEST = 10 ** 1000
+_DIGITS = 1000
+_LARGEST = 10 ** _DIGITS
 
 
 def to_public(value: Any) -> Any:
     """A value handed back to a Python caller: integral numbers as int, others as float."""
     if type(value) is int and not -_LARGEST < value < _LARGEST:
-        raise OverflowError("the result has more than a thousand digits")
+        raise NoAnswer(f"the result has more than {_DIGITS} digits")
     if type(value) is Decimal:
         if value == value.to_integral_value():
             return int(value)
@@ -119,65 +122,90 @@ def mod(a: Number, b: Number) -> Number:
 _EXPONENTS = {places: Decimal(1).scaleb(-places) for places in range(-6, 13)}
 
 
-def _quantize(x: Number, places: int, mode: str) -> Number:
+def _quantize(x: Number, places: int, mode: str, name: str) -> Number:
     if type(x) is int and places >= 0:
         return x
     exp = _EXPONENTS.get(places) or Decimal(1).scaleb(-places)
-    out = (x if type(x) is Decimal else Decimal(x)).quantize(exp, rounding=mode, context=CONTEXT)
+    value = x if type(x) is Decimal else Decimal(x)
+    try:
+        out = value.quantize(exp, rounding=mode, context=CONTEXT)
+    except decimal.InvalidOperation:  # more digits than a calculation keeps
+        if places > 0 or not value.is_finite() or value.adjusted() >= _DIGITS:
+            raise NoAnswer(_too_many_places(value, places, name)) from None
+        # To a whole number, every digit is kept: rulecraft's integers are exact.
+        wide = decimal.Context(prec=value.adjusted() + 2, rounding=mode)
+        out = value.quantize(exp, context=wide)
     if places <= 0:
         return int(out)
     return out
+
+
+def _too_many_places(value: Decimal, places: int, name: str) -> str:
+    """Why `value` cannot be rounded to `places` decimal places, in words."""
+    kept = CONTEXT.prec
+    to = f"{name} to {places} decimal place{'s' if places != 1 else ''}" if places > 0 else name
+    before = value.adjusted() + 1  # digits before the point
+    if before > _DIGITS:
+        return f"{to}: the result would have more than {_DIGITS} digits"
+    if before > 0 and places < kept:
+        return (f"{to}: the number is too large to round to {places} decimal "
+                f"place{'s' if places != 1 else ''} ({before} digits before the point, and a "
+                f"calculation keeps {kept} digits in all)")
+    return f"{to}: a calculation keeps {kept} digits in all, so it cannot round to so many places"
 
 
 def floor(x: Number, places: int = 0) -> Number:
     """`floor`: round toward minus infinity ("rounded down")."""
     if type(x) is int:
         return x
-    return _quantize(x, places, decimal.ROUND_FLOOR)
+    return _quantize(x, places, decimal.ROUND_FLOOR, "floor")
 
 
 def ceil(x: Number, places: int = 0) -> Number:
     """`ceil`: round toward plus infinity ("round up")."""
     if type(x) is int:
         return x
-    return _quantize(x, places, decimal.ROUND_CEILING)
+    return _quantize(x, places, decimal.ROUND_CEILING, "ceil")
 
 
 def round_half_up(x: Number, places: int = 0) -> Number:
     """`round`: to the nearest, halves away from zero ("rounding normally", "Round 0.5 up")."""
-    return _quantize(x, places, decimal.ROUND_HALF_UP)
+    return _quantize(x, places, decimal.ROUND_HALF_UP, "round")
 
 
 def round_half_down(x: Number, places: int = 0) -> Number:
     """`round_half_down`: to the nearest, halves toward zero ("rounding halves down")."""
-    return _quantize(x, places, decimal.ROUND_HALF_DOWN)
+    return _quantize(x, places, decimal.ROUND_HALF_DOWN, "round_half_down")
 
 
 def round_half_even(x: Number, places: int = 0) -> Number:
     """`round_half_even`: banker's rounding, for systems that print it."""
-    return _quantize(x, places, decimal.ROUND_HALF_EVEN)
+    return _quantize(x, places, decimal.ROUND_HALF_EVEN, "round_half_even")
 
 
 def truncate(x: Number, places: int = 0) -> Number:
     """`truncate`: drop the fraction (toward zero)."""
-    return _quantize(x, places, decimal.ROUND_DOWN)
+    return _quantize(x, places, decimal.ROUND_DOWN, "truncate")
 
 
 def ln(x: Number) -> Decimal:
     """Natural logarithm in double precision (it is irrational anyway), as an exact Decimal.
 
     Decimal's own ln to 28 digits costs ~30 µs; a double is accurate to 1e-16, far finer than
-    any rounding a rule applies after it.
+    any rounding a rule applies after it. A number past a double's range (above ~10^308, or
+    so near zero a double holds 0) takes Decimal's.
     """
     if x <= 0:
-        raise ValueError(f"ln({display(x)}): the logarithm needs a number above zero")
-    return Decimal(math.log(x))
+        raise NoAnswer(f"ln({display(x)}): the logarithm needs a number above zero")
+    if type(x) is Decimal and (math.isinf(float(x)) or float(x) == 0.0):
+        return x.ln(CONTEXT)
+    return Decimal(math.log(x))  # an int of any size too
 
 
 def sqrt(x: Number) -> Number:
     """Square root; exact squares of integers stay int."""
     if x < 0:
-        raise ValueError(f"sqrt({display(x)}): a square root needs a number of zero or more")
+        raise NoAnswer(f"sqrt({display(x)}): a square root needs a number of zero or more")
     root = Decimal(x).sqrt(CONTEXT)
     return int(root) if root == root.to_integral_value() else root
 

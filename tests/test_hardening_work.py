@@ -225,15 +225,18 @@ def test_a_reference_grid_of_trivial_cells_is_refused_before_it_is_worked_out(
     assert not (tmp_path / "grid.html").exists()
 
 
-def test_every_reference_of_a_sheet_draws_from_one_budget() -> None:
+def test_every_reference_and_template_of_a_sheet_draws_from_one_budget() -> None:
     small = GRID.replace("1..100\n  rows", "1..4\n  rows").replace("in 1..100\n  col",
                                                                      "in 1..40\n  col")
     text = small + "\n" + small.split("\n", 2)[2].replace("grid", "grid2")
     rb = rulecraft.compile(text, "grids.rules")
-    enough = rulecraft.Limits(work=4 * 40 * 100 * 50)  # one grid's cells, not two
-    with pytest.raises(rulecraft.RulecraftError, match="limit work"):
-        rulecraft.sheet(rb, limits=enough)
-    rulecraft.sheet(rb, limits=rulecraft.Limits(work=2 * 4 * 40 * 100 * 50 + 1000))  # + axes
+    limits = rulecraft.Limits(work=4 * 40 * 100 * 50 + 1000)  # one grid's cells and axes
+    with budget(limits):  # as `rulecraft.sheet` opens one
+        rb.references["grid"].grids(limits)
+        with pytest.raises(rulecraft.RulecraftError, match="limit work"):
+            rb.references["grid2"].grids(limits)
+    with pytest.raises(rulecraft.RulecraftError, match="limit work"):  # printing is work too
+        rulecraft.sheet(rb, limits=rulecraft.Limits(work=2 * 4 * 40 * 100 * 50 + 1000))
 
 
 def test_odds_walking_many_paths_draw_from_one_budget() -> None:
