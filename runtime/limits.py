@@ -43,10 +43,11 @@ class Limits:
     # items gone over in one evaluation, by aggregates however nested (formulas they call
     # too): five passes over the largest range; a shipped rule goes over at most 32
     aggregate_items: int = attrs.field(default=5_000_000, validator=_positive)
-    # one command's work (a run, odds, a sheet, one fight, a sweep's cell): every loop pass,
-    # procedure call, aggregate item and reference cell draws from it (runtime/work.py); a
-    # unit is about an aggregate's item, so the default is 1-3 s; a duel takes about 20,000
-    work: int = attrs.field(default=8_000_000, validator=_positive)
+    # one command's work (a run, odds, a sheet, a sweep; each fight of `fight --runs`): every
+    # loop pass, procedure call, aggregate item and reference cell draws from it
+    # (runtime/work.py); a unit is about an aggregate's item (~0.3 µs), so the default is about
+    # two seconds; a Ringing Steel duel takes about 20,000
+    work: int = attrs.field(default=6_000_000, validator=_positive)
     # a run's trace keeps its newest entries within this, a list held counting its items
     trace_entries: int = attrs.field(default=200_000, validator=_positive)
     # -- exact odds --------------------------------------------------------------------------
