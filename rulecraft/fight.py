@@ -6,7 +6,6 @@ import concurrent.futures
 import math
 import os
 import random
-import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,7 +18,8 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.results import who
 from rulecraft.runtime.rulebook import Rulebook
 
-from .api import read_bounded
+from .api import shown
+from .arguments import read_values
 
 
 def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
@@ -27,9 +27,9 @@ def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
     """A combatant from a TOML file: its fields as the rulebook names them; `model = "horse"`
     picks a model other than the first. Errors name the file and the field."""
     try:
-        data = tomllib.loads(read_bounded(path, limits.input_bytes, "input_bytes").decode())
-    except (ValueError, UnicodeDecodeError) as err:  # TOMLDecodeError is a ValueError
-        raise UnknownRulebookError(f"cannot read the fighter {path}: {err}") from None
+        data = read_values(path, limits, toml=True)  # bounded as a combatant file is
+    except ValueError as err:  # TOMLDecodeError is a ValueError
+        raise UnknownRulebookError(f"cannot read the fighter {shown(path)}: {err}") from None
     chosen = data.pop("model", model)
     models = rulebook.combatant_models
     if chosen is None:

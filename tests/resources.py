@@ -63,6 +63,8 @@ def rulecraft(args: Sequence[str], cwd: str | os.PathLike[str] | None = None,
     seconds = time.perf_counter() - start
     for reader in readers:
         reader.join()
+    for pipe in (child.stdout, child.stderr):
+        pipe.close()  # type: ignore[union-attr]
     child.returncode = os.waitstatus_to_exitcode(status)
     return Measured(child.returncode, read["out"].decode(errors="replace"),
                     read["err"].decode(errors="replace"), seconds, usage.ru_maxrss / 1024)
