@@ -179,7 +179,7 @@ def test_fight_runs_obeys_a_raised_limit(tmp_path, workers):
     result = rulecraft([*raised, "--limit", "dice_per_roll=1001"])
     assert result.returncode == 0, result.output[-2000:]
     assert json.loads(result.stdout)["runs"] == 300
-    assert_refused(rulecraft(raised), "dice_per_roll")
+    assert_refused(rulecraft(raised), "1001d6 rolls 1001 dice; the limit is 1000 per roll")
 
 
 def test_fight_workers_are_capped_at_the_cores_and_it_says_so():
