@@ -341,7 +341,7 @@ def test_diff_of_many_repeated_step_lines_is_bounded(tmp_path):
     (change,) = json.loads(result.stdout)["changes"]
     assert (change["kind"], change["name"], change["what"]) == ("procedure", "p", "changed")
     # Too many alike to match line by line: what differs is listed whole, every line of it.
-    assert change["details"][0].startswith("steps")
+    assert change["details"][0].startswith("steps that differ, listed whole")
     # (the nine steps alike at the start are set aside first)
     assert sum(d.startswith("- ") for d in change["details"]) == 3991
     assert sum(d.startswith("+ ") for d in change["details"]) == 3991
@@ -357,3 +357,20 @@ def test_diff_still_matches_a_small_change_line_by_line_in_a_long_procedure(tmp_
     (change,) = diff(rc.compile(_procedure(lines), "a.rules"),
                      rc.compile(_procedure(changed), "b.rules"))
     assert change.details == ("+ let y = n",)
+
+
+def test_diff_spends_one_budget_over_all_its_procedures(monkeypatch):
+    """"make it linear or bounded": the bound is on the whole diff, not on each procedure (many
+    procedures each just within a bound of their own would multiply it)."""
+    import rulecraft.diff as diff_module
+
+    monkeypatch.setattr(diff_module, "MATCH_WORK", 25_000)  # two searches of 100 × 100 lines
+    procedures = "".join(f"procedure p{i} (n: 1..10):\n  outcomes:\n    done\n  let w = {i}\n"
+                         + "  let x = n\n" * 100 + f"  let z = {i}\n  outcome done\n"
+                         for i in range(6))
+    old = rc.compile('rulebook d "D"\n' + procedures, "a.rules")
+    new = rc.compile('rulebook d "D"\n' + procedures.replace("let w =", "let v =")
+                     .replace("let z =", "let y ="), "b.rules")
+    changes = diff_module.diff(old, new)
+    whole = [c.name for c in changes if c.details[0].startswith("steps that differ")]
+    assert len(changes) == 6 and whole == ["p2", "p3", "p4", "p5"], changes
