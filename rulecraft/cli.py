@@ -426,7 +426,8 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
             given[name] = value_of(name, text, limits)
         until_value = None if until is None else value_of("--until", until, limits)
         if runs is not None:
-            from rulecraft.fight import study, usable_cores
+            from rulecraft.fight import study
+            from rulecraft.workers import usable_cores
 
             if workers is not None and workers > usable_cores():
                 click.echo(f"note: --workers {workers} lowered to {usable_cores()}, the cores "

@@ -1,16 +1,12 @@
-"""Fighters from TOML files, for `rulecraft fight` and `rulecraft.read_fighter`."""
+"""Fighters from TOML files, and many fights of them: `rulecraft fight` (`--runs`),
+`rulecraft.read_fighter`."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import random
-import signal
-import sys
-import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -25,6 +21,7 @@ from rulecraft.runtime.rulebook import Rulebook
 
 from .api import shown
 from .arguments import read_values
+from .workers import spread, usable_cores
 
 
 def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
@@ -57,8 +54,8 @@ def fighter_files(paths: Sequence[str]) -> list[str]:
     return list(paths)
 
 
-__all__ = ["Fight", "Study", "Tally", "encounters", "fight", "fighter_files", "read_fighter", "study",
-           "usable_cores"]
+__all__ = ["Fight", "Study", "Tally", "encounters", "fight", "fighter_files", "read_fighter",
+           "study"]
 
 
 # ---- many fights -------------------------------------------------------------------------------
@@ -204,13 +201,6 @@ class _Job:
     limits: Limits
 
 
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity, where the system tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
-
-
 def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
@@ -228,21 +218,34 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
                [(f.model.name, _given(f)) for f in fighters], names,
                {"encounter": encounter, "policy": policy, "settings": dict(settings or {}),
                 "until": until}, seed, limits)
-    chunks = [(start, min(runs, start + CHUNK)) for start in range(0, runs, CHUNK)]
-    workers = min(workers or usable_cores(), usable_cores(), len(chunks))
+    # made as they are played: a huge --runs is work to do, not a list to hold
+    chunks = ((start, min(runs, start + CHUNK)) for start in range(0, runs, CHUNK))
+    workers = min(workers or usable_cores(), usable_cores(), -(-runs // CHUNK))
+    total = Tally()
+
+    def take(tally: Tally) -> None:
+        total.merge(tally)
+        if progress is not None:
+            progress(tally.runs)
+
     if workers <= 1:
-        total = Tally()
         for chunk in chunks:
-            total.merge(_tally(rulebook, job, chunk))
-            if progress is not None:
-                progress(chunk[1] - chunk[0])
+            take(_tally(rulebook, job, chunk))
     else:
-        total = _spread(rulebook, job, chunks, workers, progress)
+        spread(_play, job, rulebook, chunks, workers, take)
     return total.study(names)
 
 
 def _given(fighter: Combatant) -> dict[str, Any]:
     return {f.name: fighter[f.name] for f in fighter.model.fields if f.role != "derived"}
+
+
+def _play(rb: Rulebook | None, job: _Job, chunk: tuple[int, int]) -> Tally:
+    """A worker's share: the rulebook as compiled in the parent (forked), or compiled again."""
+    if rb is None:
+        from .api import compile as compile_rules
+        rb = compile_rules(job.source, job.filename, job.limits)
+    return _tally(rb, job, chunk)
 
 
 def _tally(rb: Rulebook, job: _Job, chunk: tuple[int, int]) -> Tally:
@@ -262,179 +265,3 @@ def _wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
 
-
-# ---- worker processes --------------------------------------------------------------------------
-# Workers are this process's to end: each dies with it (Linux tells the kernel so; elsewhere a
-# watch on the parent's id), none holds the caller's standard streams (a caller waiting for a
-# pipe's end would wait for the workers too), and Ctrl-C is the parent's alone, which ends them.
-
-_STARTED: dict[tuple[str, str, Limits], Rulebook] = {}  # a forked worker's: the parent's
-_PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
-
-
-def _spread(rulebook: Rulebook, job: _Job, chunks: list[tuple[int, int]], workers: int,
-            progress: Any) -> Tally:
-    """The chunks played by `workers` processes, one chunk at a time each, summed as each comes
-    back; the processes end however this ends (done, an error, Ctrl-C)."""
-    import multiprocessing
-    from multiprocessing.connection import wait
-
-    # Forked, a worker has the rulebook as compiled here (and the options it was read with);
-    # elsewhere (no fork) it compiles the source again.
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux")
-                                          else "spawn")
-    started: dict[Any, Any] = {}  # our end of a worker's pipe -> the worker
-    todo = iter(chunks)
-    total = Tally()
-    finished = False
-    _STARTED[(job.source, job.filename, job.limits)] = rulebook
-    try:
-        with _no_interrupts():
-            for _ in range(workers):
-                ours, theirs = context.Pipe()
-                worker = context.Process(target=_work, args=(job, theirs, os.getpid()),
-                                         daemon=True, name="rulecraft fight worker")
-                worker.start()
-                theirs.close()  # a worker's death then ends its pipe
-                started[ours] = worker
-        _STARTED.clear()
-        busy = [conn for conn, worker in started.items()
-                if _send(conn, worker, next(todo, None))]
-        while busy:
-            for conn in wait(busy):
-                tally = _received(conn, started[conn])
-                total.merge(tally)
-                if progress is not None:
-                    progress(tally.runs)
-                if not _send(conn, started[conn], next(todo, None)):
-                    busy.remove(conn)
-        finished = True
-    finally:
-        _STARTED.clear()
-        _ended(started, finished)
-    return total
-
-
-def _send(conn: Any, worker: Any, chunk: tuple[int, int] | None) -> bool:
-    """A chunk to a worker (True), or nothing left for it (False)."""
-    if chunk is None:
-        return False
-    try:
-        conn.send(chunk)
-    except OSError:
-        raise _stopped(worker) from None
-    return True
-
-
-def _received(conn: Any, worker: Any) -> Tally:
-    """A worker's tally of its chunk, or the error that stopped it."""
-    try:
-        kind, found = conn.recv()
-    except (EOFError, OSError):
-        raise _stopped(worker) from None
-    if kind == "error":
-        raise found
-    if kind == "crash":
-        raise RuntimeError(found)
-    return found  # type: ignore[no-any-return]
-
-
-def _stopped(worker: Any) -> RulecraftError:
-    """A worker gone before its work was done (killed from outside, out of memory)."""
-    worker.join(timeout=5)
-    how = f"killed by signal {-worker.exitcode}" if (worker.exitcode or 0) < 0 else \
-        f"exit status {worker.exitcode}"
-    return RulecraftError(f"a worker process playing the fights stopped ({how}); the fights "
-                          "were not finished")
-
-
-def _ended(started: dict[Any, Any], finished: bool) -> None:
-    """Every worker ended and reaped: told to stop when all went well, else killed at once."""
-    for conn, worker in started.items():
-        if finished:
-            with contextlib.suppress(OSError):
-                conn.send(None)
-        else:
-            worker.kill()
-        conn.close()
-    for worker in started.values():
-        worker.join(timeout=5)
-        if worker.is_alive():  # pragma: no cover - a worker that did not stop when told
-            worker.kill()
-            worker.join()
-
-
-@contextlib.contextmanager
-def _no_interrupts() -> Iterator[None]:
-    """Ctrl-C ignored while workers start, so that none is interrupted before it ignores it
-    itself (a worker's traceback would reach the caller's terminal)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
-
-
-def _work(job: _Job, conn: Any, parent: int) -> None:
-    """A worker: plays each chunk it is sent and sends back its tally, until told to stop or
-    its parent is gone."""
-    _tie_to(parent)
-    rb = _STARTED.get((job.source, job.filename, job.limits))
-    while True:
-        try:
-            chunk = conn.recv()
-        except EOFError:
-            return
-        if chunk is None:
-            return
-        try:
-            if rb is None:
-                from .api import compile as compile_rules
-                rb = compile_rules(job.source, job.filename, job.limits)
-            reply: tuple[str, Any] = ("tally", _tally(rb, job, chunk))
-        except RulecraftError as err:
-            reply = ("error", _portable(err))
-        except Exception as err:  # noqa: BLE001 - reported by the parent as a bug
-            reply = ("crash", f"{type(err).__name__}: {err}"[:2000])
-        conn.send(reply)
-
-
-def _portable(err: RulecraftError) -> RulecraftError:
-    """An error as it can be sent to the parent (some do not survive pickling whole)."""
-    import pickle
-
-    try:
-        pickle.loads(pickle.dumps(err))
-    except Exception:  # noqa: BLE001
-        return RulecraftError(str(err))
-    return err
-
-
-def _tie_to(parent: int) -> None:
-    """Make this worker die with its parent and let go of the caller's standard streams."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    tied = False
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            tied = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    if os.getppid() != parent:  # it ended before this worker was tied to it
-        os._exit(1)
-    if not tied:
-        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
-
-
-def _watch(parent: int) -> None:
-    """Where the kernel cannot be asked to: end this worker once its parent is gone."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
