@@ -61,11 +61,22 @@ def value_of(name: str, text: str, limits: Limits) -> Any:
 
 
 def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
-    """One combatant from a JSON file (or a TOML fighter file, by its name's ending): a bounded
-    read of a regular file, finite numbers only."""
-    def refused(reason: str) -> RangeError:
-        return RangeError(f"cannot read combatant {party} from {api.shown(filename)}: {reason}")
+    """One combatant from a JSON file (or a TOML fighter file, by its name's ending)."""
+    try:
+        sheet = read_values(filename, limits, toml=filename.lower().endswith(".toml"))
+    except ValueError as err:
+        raise RangeError(f"cannot read combatant {party} from {api.shown(filename)}: "
+                         f"{err}") from None
+    if not isinstance(sheet, dict):
+        raise RangeError(f"{api.shown(filename)} must hold one combatant as a JSON object "
+                         '({"strength": 12, ...})')
+    return sheet
 
+
+def read_values(filename: str, limits: Limits, toml: bool) -> Any:
+    """The values of a JSON or TOML file a caller hands in (a combatant, a fighter): a bounded
+    read of a regular file, nested at most `input_depth` deep, finite numbers of at most
+    `number_digits` digits; ValueError saying why not."""
     def whole(literal: str) -> int:
         if len(literal.lstrip("-")) > limits.number_digits:
             raise ValueError(f"a number of more than {limits.number_digits} digits "
@@ -83,29 +94,131 @@ def read_sheet(party: str, filename: str, limits: Limits) -> dict[str, Any]:
 
     too_deep = (f"its values are nested more than {limits.input_depth} deep "
                 f"{Limits.hint('input_depth')}")
-    toml = filename.lower().endswith(".toml")  # a fighter file, as `rulecraft fight` reads
     try:
         text = api.read_bounded(filename, limits.input_bytes, "input_bytes").decode("utf-8-sig")
         if toml:
-            import tomllib  # only for a .toml sheet
+            import tomllib  # only for a TOML file
 
-            sheet = tomllib.loads(text, parse_float=finite)
-            _whole_numbers(sheet, whole)
+            _toml_shape(text, limits.input_depth, too_deep)  # before tomllib recurses
+            values = tomllib.loads(text, parse_float=finite)
+            _whole_numbers(values, whole)
         else:
-            sheet = json.loads(text, parse_int=whole, parse_float=finite,
-                               parse_constant=constant)
+            values = json.loads(text, parse_int=whole, parse_float=finite,
+                                parse_constant=constant)
     except UnicodeDecodeError:
-        raise refused("it is not UTF-8 text") from None
+        raise ValueError("it is not UTF-8 text") from None
     except RecursionError:  # nested past what Python's own stack takes
-        raise refused(too_deep) from None
-    except ValueError as err:
-        raise refused(str(err)) from None
-    if _depth(sheet, limits.input_depth) > limits.input_depth:
-        raise refused(too_deep)
-    if not isinstance(sheet, dict):
-        raise RangeError(f"{api.shown(filename)} must hold one combatant as a JSON object "
-                         '({"strength": 12, ...})')
-    return sheet
+        raise ValueError(too_deep) from None
+    if _depth(values, limits.input_depth) > limits.input_depth:
+        raise ValueError(too_deep)
+    return values
+
+
+# tomllib reads nested arrays and inline tables by recursion, and a dotted key costs it memory
+# in the square of its length (269 KB of `a.a.a… = 1` took 4 GB): a TOML file's shape is measured
+# from its text first, in one pass. Strings and comments are skipped as TOML writes them; where
+# one does not end, tomllib stops reading too. A header under an array of tables (`[[a]]` then
+# `[a.b]`) is deeper than it reads, at most twice: the check on the values read catches it.
+_TOML_TOKEN = re.compile(r"""["'#\[\]{}=,.\n]""")
+_TOML_STRINGS = {'"""': re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"{3,5}', re.DOTALL),
+                 "'''": re.compile(r"'''(?:[^']|'(?!''))*'{3,5}"),
+                 '"': re.compile(r'"(?:[^"\\\n]|\\.)*"'),
+                 "'": re.compile(r"'[^'\n]*'")}
+# Tables, arrays and dotted-key parts a TOML file may open: each costs tomllib about a
+# kilobyte (a megabyte of table headers 19 deep took 437 MB); a fighter file opens a few.
+TOML_TABLES = 50_000
+
+
+@attrs.define
+class _TomlShape:
+    """Where a pass over TOML text is: the table its keys go into, the arrays and inline tables
+    open around it, the key or table header being read; depths counted as `_depth` counts."""
+
+    deepest: int
+    why: str
+    table: int = 1  # the depth of the table keys go into: the root, or a [header]'s
+    open: list[tuple[str, int, int]] = attrs.field(factory=list)  # (bracket, depth, base before)
+    base: int = 1  # the depth of the table the key being read goes into
+    key: bool = True  # reading a key (else a value)
+    parts: int = 1  # the parts of that key, or of the header, so far
+    header: str = ""  # "[" or "[[" while a table header is read
+    tables: int = 0
+
+    def deeper(self, depth: int, tables: int = 1) -> None:
+        """A table or array at `depth`, `tables` more opened: refused past the limits."""
+        self.tables += tables
+        if depth > self.deepest:
+            raise ValueError(self.why)
+        if self.tables > TOML_TABLES:
+            raise ValueError(f"it opens more than {TOML_TABLES} tables, arrays and dotted "
+                             "keys (a fighter file needs a few)")
+
+    def bracket(self, text: str, at: int) -> int:
+        """`[` or `{`: a table header, an array or an inline table; where reading goes on."""
+        if not self.open and self.key and text[at] == "[":
+            self.header = "[[" if text.startswith("[[", at) else "["
+            self.parts = 1
+            return at + len(self.header)
+        inside = self.open[-1] if self.open else None
+        depth = 1 + (inside[1] if inside and inside[0] == "[" else self.base + self.parts - 1)
+        self.deeper(depth)
+        self.open.append((text[at], depth, self.base))
+        self.key, self.base, self.parts = text[at] == "{", depth, 1
+        return at + 1
+
+    def close(self, at: int) -> int:
+        """`]` or `}`: a header read, or an array or inline table closed."""
+        if self.header:
+            double = self.header == "[["  # an array of tables: a list, then the table
+            self.table = 1 + self.parts + double
+            self.deeper(self.table, 1 + double)
+            self.header = ""
+            return at + 1 + double
+        if self.open:
+            self.base = self.open.pop()[2]
+            self.key = False
+        return at + 1
+
+    def mark(self, mark: str) -> None:
+        """`.`, `=`, `,` or a line's end."""
+        if mark == "." and self.header:
+            self.parts += 1
+            self.deeper(1 + self.parts + (self.header == "[["))
+        elif mark == "." and self.key:
+            self.parts += 1
+            self.deeper(self.base + self.parts - 1)
+        elif mark == "=":
+            self.key = False
+        elif mark == "," and self.open and self.open[-1][0] == "{":
+            self.key, self.parts = True, 1
+        elif mark == "\n" and not self.open:
+            self.key, self.parts, self.base = True, 1, self.table
+
+
+def _toml_shape(text: str, deepest: int, why: str) -> None:
+    """ValueError(`why`) if TOML text nests tables, arrays or dotted keys more than `deepest`
+    deep (counted as `_depth` counts the values read), or opens more than TOML_TABLES."""
+    shape = _TomlShape(deepest, why)
+    at = 0
+    while (found := _TOML_TOKEN.search(text, at)) is not None:
+        mark, at = found.group(), found.start()
+        if mark in "\"'":
+            string = _TOML_STRINGS[mark * 3 if text.startswith(mark * 3, at) else mark].match(
+                text, at)
+            if string is None:
+                return  # a string that does not end: tomllib refuses the file here
+            at = string.end()
+        elif mark == "#":
+            at = text.find("\n", at)
+            if at < 0:
+                return
+        elif mark in "[{":
+            at = shape.bracket(text, at)
+        elif mark in "]}":
+            at = shape.close(at)
+        else:
+            shape.mark(mark)
+            at += 1
 
 
 def _whole_numbers(value: Any, whole: Any) -> None:
@@ -274,4 +387,5 @@ def _model(rb: Any, name: str) -> CombatantModel | None:
     return models.get(name) or rb.combatant_model
 
 
-__all__ = ["Party", "dice_list", "procedure_arguments", "read_sheet", "value_of"]
+__all__ = ["Party", "dice_list", "procedure_arguments", "read_sheet", "read_values",
+           "value_of"]

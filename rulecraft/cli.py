@@ -435,8 +435,8 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
               "(the fight stops there, capped).")
 @click.option("--runs", type=click.IntRange(min=1), help="Play this many fights and report win "
               "rates (95% intervals), mean length and each fighter's state per fight.")
-@click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default: "
-              "every core); the figures are the same whatever the number.")
+@click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default and "
+              "most: every core); the figures are the same whatever the number.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @bases_option
 @limit_option
@@ -462,11 +462,15 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
         until_value = None if until is None else value_of("--until", until, limits)
         if runs is not None:
             from rulecraft.fight import study
+            from rulecraft.workers import usable_cores
 
             from .output import unescaped
 
+            if workers is not None and workers > usable_cores():
+                click.echo(f"note: --workers {workers} lowered to {usable_cores()}, the cores "
+                           "rulecraft may use here", err=True)
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
-                           workers=workers, settings=given, until=until_value)
+                           workers=workers, settings=given, until=until_value, limits=limits)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
                 with click.progressbar(length=runs, label="fights",
                                        file=unescaped(sys.stderr)) as bar:
@@ -480,6 +484,9 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
     except RulecraftError as err:
         _fail(err, as_json)
         return
+    except KeyboardInterrupt:  # Ctrl-C: the workers are gone already
+        click.echo("rulecraft: fight interrupted", err=True)
+        sys.exit(130)
     _emit(done.as_json(), as_json, done.log())
 
 

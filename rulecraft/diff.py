@@ -37,14 +37,37 @@ class Change:
         return "\n".join([head] + [f"  {d}" for d in self.details])
 
 
+# Steps of matching procedures' lines one `diff` may spend, all procedures together: about a
+# second. difflib finds the longest run alike, then again on each side of it, so lines repeated
+# many times cost it the product of their counts over and over (two 48 KB files of repeated
+# steps took 273 s); once the budget is spent, the lines that differ are listed whole instead.
+MATCH_WORK = 5_000_000
+
+
+@attrs.define
+class _Budget:
+    """The matching work a diff has left."""
+
+    left: int
+
+    def spend(self, work: int) -> bool:
+        """Take `work` from what is left, if there is that much."""
+        if work > self.left:
+            return False
+        self.left -= work
+        return True
+
+
 def diff(old: Rulebook, new: Rulebook) -> list[Change]:
     """Every rule `new` adds, removes or changes relative to `old`, in the order of kinds."""
+    budget = _Budget(MATCH_WORK)
     changes: list[Change] = []
     changes += _compare("enum", old.enums, new.enums, _enum)
     changes += _compare("table", old.tables, new.tables, _table)
     changes += _compare("formula", old.formulas, new.formulas, _formula)
     changes += _compare("combatant", old.combatant_models, new.combatant_models, _combatant)
-    changes += _compare("procedure", old.procedures, new.procedures, _procedure)
+    changes += _compare("procedure", old.procedures, new.procedures,
+                        lambda before, after: _procedure(before, after, budget))
     changes += _compare("reference", old.references, new.references, _reference)
     return changes
 
@@ -82,11 +105,12 @@ def _written(reference: Any) -> str:
 
 
 def _enum(old: Any, new: Any) -> Iterable[str]:
+    before, after = set(old.members), set(new.members)
     for m in old.members:
-        if m not in new.members:
+        if m not in after:
             yield f"member {m} removed"
     for m in new.members:
-        if m not in old.members:
+        if m not in before:
             yield f"member {m} added"
 
 
@@ -124,11 +148,12 @@ def _table(old: Table, new: Table) -> Iterable[str]:
     if [k.name for k in old.keys] != [k.name for k in new.keys]:
         yield (f"keys: {', '.join(k.name for k in old.keys)} → "
                f"{', '.join(k.name for k in new.keys)}")
+    columns_before, columns_after = set(old.columns), set(new.columns)
     for label in old.columns:
-        if label not in new.columns:
+        if label not in columns_after:
             yield f"column {label} removed"
     for label in new.columns:
-        if label not in old.columns:
+        if label not in columns_before:
             yield f"column {label} added"
     before, after = _rows(old), _rows(new)
     for key, cells in before.items():
@@ -151,17 +176,57 @@ def _rows(table: Table) -> dict[str, dict[str, str]]:
             for row in table.rows}
 
 
-def _procedure(old: Procedure, new: Procedure) -> Iterable[str]:
-    before, after = _lines(old.steps), _lines(new.steps)
+def _procedure(old: Procedure, new: Procedure, budget: _Budget) -> Iterable[str]:
     if [p.name for p in old.params] != [p.name for p in new.params]:
         yield (f"parameters: {', '.join(p.name for p in old.params)} → "
                f"{', '.join(p.name for p in new.params)}")
-    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+    yield from _steps(_lines(old.steps), _lines(new.steps), budget)
+
+
+def _steps(before: list[str], after: list[str], budget: _Budget) -> Iterable[str]:
+    """The step lines removed (`- `) and added (`+ `): the lines alike at both ends set aside,
+    the rest matched line by line while the budget lasts, else listed whole."""
+    start = 0
+    while start < min(len(before), len(after)) and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    before, after = before[start:len(before) - end], after[start:len(after) - end]
+    try:
+        opcodes = _Matcher(before, after, budget).get_opcodes()
+    except _Spent:
+        yield "steps that differ, listed whole (too many alike to match one by one):"
+        yield from (f"- {line}" for line in before)
+        yield from (f"+ {line}" for line in after)
+        return
+    for op, a0, a1, b0, b1 in opcodes:
         if op in ("delete", "replace"):
             yield from (f"- {line}" for line in before[a0:a1])
         if op in ("insert", "replace"):
             yield from (f"+ {line}" for line in after[b0:b1])
+
+
+class _Spent(Exception):
+    """The diff's matching budget ran out."""
+
+
+class _Matcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
+    """difflib's matcher of lines, paying from a budget for each search it makes."""
+
+    def __init__(self, before: list[str], after: list[str], budget: _Budget) -> None:
+        self.budget = budget
+        super().__init__(a=before, b=after, autojunk=False)
+
+    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0,
+                           bhi: int | None = None) -> difflib.Match:
+        """The longest run alike, once paid for: the search goes over each line of
+        a[alo:ahi] and each line of b equal to it."""
+        ahi = len(self.a) if ahi is None else ahi
+        work = (ahi - alo) + sum(len(self.b2j.get(line, ())) for line in self.a[alo:ahi])
+        if not self.budget.spend(work):
+            raise _Spent
+        return super().find_longest_match(alo, ahi, blo, bhi)
 
 
 def _lines(steps: tuple[Step, ...], depth: int = 0) -> list[str]:

@@ -1,13 +1,13 @@
-"""Fighters from TOML files, for `rulecraft fight` and `rulecraft.read_fighter`."""
+"""Fighters from TOML files, and many fights of them: `rulecraft fight` (`--runs`),
+`rulecraft.read_fighter`."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import math
 import os
 import random
-import tomllib
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -18,8 +18,11 @@ from rulecraft.runtime.fights import Fight, encounters, fight
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.results import who
 from rulecraft.runtime.rulebook import Rulebook
+from rulecraft.runtime.work import budget
 
-from .api import read_bounded
+from .api import shown
+from .arguments import read_values
+from .workers import spread, usable_cores
 
 
 def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
@@ -27,9 +30,9 @@ def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
     """A combatant from a TOML file: its fields as the rulebook names them; `model = "horse"`
     picks a model other than the first. Errors name the file and the field."""
     try:
-        data = tomllib.loads(read_bounded(path, limits.input_bytes, "input_bytes").decode())
-    except (ValueError, UnicodeDecodeError) as err:  # TOMLDecodeError is a ValueError
-        raise UnknownRulebookError(f"cannot read the fighter {path}: {err}") from None
+        data = read_values(path, limits, toml=True)  # bounded as a combatant file is
+    except ValueError as err:  # TOMLDecodeError is a ValueError
+        raise UnknownRulebookError(f"cannot read the fighter {shown(path)}: {err}") from None
     chosen = data.pop("model", model)
     models = rulebook.combatant_models
     if chosen is None:
@@ -52,10 +55,13 @@ def fighter_files(paths: Sequence[str]) -> list[str]:
     return list(paths)
 
 
-__all__ = ["Fight", "Study", "encounters", "fight", "fighter_files", "read_fighter", "study"]
+__all__ = ["Fight", "Study", "Tally", "encounters", "fight", "fighter_files", "read_fighter",
+           "study"]
 
 
 # ---- many fights -------------------------------------------------------------------------------
+
+CHUNK = 250  # fights a worker plays between reports; fixed, so that workers change nothing
 
 
 @attrs.frozen
@@ -96,36 +102,140 @@ class Study:
                 "states": self.states}
 
 
+Exact = int | Fraction  # a sum kept exactly: the same whatever order fights are added in
+
+
+@attrs.define
+class Tally:
+    """What a study keeps as fights finish: counts and exact sums, never a fight's own record,
+    so that its size does not grow with the fights and any order of adding gives the same."""
+
+    runs: int = 0
+    outcomes: dict[str, int] = attrs.field(factory=dict)
+    standing: dict[str, int] = attrs.field(factory=dict)
+    time: Exact = 0
+    passes: Exact = 0
+    states: dict[str, dict[str, Exact]] = attrs.field(factory=dict)
+
+    def add(self, done: Fight) -> None:
+        """One finished fight: how it ended, who was standing, each fighter's state."""
+        outcome = done.result.outcome
+        self.runs += 1
+        _count(self.outcomes, outcome.name, 1)
+        if any(e["kind"] == "turn" for e in done.events):  # nobody stands in an unplayed fight
+            for fighter in done.standing():
+                _count(self.standing, done.name(fighter), 1)
+        self.time += _exact(outcome.get("time", 0) or 0)
+        self.passes += _exact(outcome.get("turns", outcome.get("rounds", 0)) or 0)
+        for fighter in done.fighters:
+            into = self.states.setdefault(done.name(fighter), {})
+            for key, figure in _state_figures(fighter):
+                _count(into, key, figure)
+
+    def merge(self, other: Tally) -> None:
+        """Another tally's fights added to these."""
+        self.runs += other.runs
+        for name, count in other.outcomes.items():
+            _count(self.outcomes, name, count)
+        for name, count in other.standing.items():
+            _count(self.standing, name, count)
+        self.time += other.time
+        self.passes += other.passes
+        for name, figures in other.states.items():
+            into = self.states.setdefault(name, {})
+            for key, figure in figures.items():
+                _count(into, key, figure)
+
+    def study(self, names: Sequence[str]) -> Study:
+        """The study's figures: counts as they are, sums as means per fight; the fighters
+        named first, in that order, any other after them by name."""
+        def mean(total: Exact) -> float:
+            return float(Fraction(total) / self.runs)
+
+        def fighters(found: Mapping[str, Any]) -> list[str]:
+            return list(dict.fromkeys(names)) + sorted(set(found) - set(names))
+
+        outcomes = dict(sorted(self.outcomes.items(), key=lambda kv: (-kv[1], kv[0])))
+        standing = {name: self.standing.get(name, 0) for name in fighters(self.standing)}
+        states = {name: {k: mean(v) for k, v in sorted(self.states.get(name, {}).items())}
+                  for name in fighters(self.states)}
+        return Study(self.runs, outcomes, standing, mean(self.time), mean(self.passes), states)
+
+
+def _count(into: dict[str, Any], key: str, amount: Exact) -> None:
+    into[key] = into.get(key, 0) + amount
+
+
+def _exact(number: Any) -> Exact:
+    """A figure as an exact number (a float's exact value): sums then do not depend on order."""
+    return number if isinstance(number, int) else Fraction(number)
+
+
+def _state_figures(fighter: Combatant) -> list[tuple[str, Exact]]:
+    """A fighter's state as numbers to average: numbers as they are, each item of a list or a
+    map of lists counted (injuries by kind)."""
+    figures: list[tuple[str, Exact]] = []
+    for f in fighter.model.fields:
+        if f.role != "state":
+            continue
+        value = fighter[f.name]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            figures.append((f.name, _exact(value)))
+        items = [i for v in value.values() for i in v] if isinstance(value, Mapping) and all(
+            isinstance(v, (list, tuple)) for v in value.values()) else \
+            list(value) if isinstance(value, (list, tuple)) else []
+        figures += [(f"{f.name}: {item}", 1) for item in items]
+    return figures
+
+
+@attrs.frozen
+class _Job:
+    """What every worker needs to play its share of a study: the rulebook, the fighters as
+    given, the fight's options and the limits of the command."""
+
+    source: str
+    filename: str
+    bases: tuple[str, ...]  # the folders its bases were read from
+    fighters: list[tuple[str, dict[str, Any]]]  # (combatant model, values given)
+    names: list[str]
+    options: dict[str, Any]  # encounter, policy, settings, until
+    seed: int
+    limits: Limits
+
+
 def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
           progress: Any = None, settings: Mapping[str, Any] | None = None,
-          until: Any = None) -> Study:
-    """`runs` fights, fight i seeded from (seed, i); spread over `workers` processes (all
-    cores by default) in chunks, summed in fight order so that workers change nothing."""
+          until: Any = None, limits: Limits = DEFAULT_LIMITS) -> Study:
+    """`runs` fights, fight i seeded from (seed, i), each within `limits`; spread over
+    `workers` processes (all cores by default, never more) in chunks, and summed as they come
+    back: the same figures whatever the number of workers."""
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise RangeError(f"runs is a whole number of fights, 1 or more, not {runs!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = list(names or (who(f) for f in fighters))
-    job = (str(rulebook.source), rulebook.filename, _base_folders(rulebook),
-           [(f.model.name, _given(f)) for f in fighters], names, encounter, policy, seed,
-           dict(settings or {}), until)
-    chunks = [(start, min(runs, start + 250)) for start in range(0, runs, 250)]
-    workers = min(workers or os.cpu_count() or 1, len(chunks))
-    tallies: list[list[dict[str, Any]]] = []
+    job = _Job(str(rulebook.source), rulebook.filename, _base_folders(rulebook),
+               [(f.model.name, _given(f)) for f in fighters], names,
+               {"encounter": encounter, "policy": policy, "settings": dict(settings or {}),
+                "until": until}, seed, limits)
+    # made as they are played: a huge --runs is work to do, not a list to hold
+    chunks = ((start, min(runs, start + CHUNK)) for start in range(0, runs, CHUNK))
+    workers = min(workers or usable_cores(), usable_cores(), -(-runs // CHUNK))
+    total = Tally()
+
+    def take(tally: Tally) -> None:
+        total.merge(tally)
+        if progress is not None:
+            progress(tally.runs)
+
     if workers <= 1:
         for chunk in chunks:
-            tallies.append(_fights(job, chunk))
-            if progress is not None:
-                progress(chunk[1] - chunk[0])
+            take(_tally(rulebook, job, chunk))
     else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            for done in pool.map(_fights, [job] * len(chunks), chunks):
-                tallies.append(done)
-                if progress is not None:
-                    progress(len(done))
-    return _summed([t for chunk in tallies for t in chunk], names)
+        spread(_play, job, rulebook, chunks, workers, take)
+    return total.study(names)
 
 
 def _given(fighter: Combatant) -> dict[str, Any]:
@@ -140,71 +250,24 @@ def _base_folders(rulebook: Rulebook) -> tuple[str, ...]:
     return tuple(sorted({os.path.dirname(path) for path in rule_files(rulebook)[1:]}))
 
 
-_COMPILED: dict[tuple[str, str], Rulebook] = {}  # in each worker: the rulebook, compiled once
-
-
-def _fights(job: tuple[Any, ...], chunk: tuple[int, int]) -> list[dict[str, Any]]:
-    """Fights chunk[0] … chunk[1] - 1 of a study, each reduced to what the study sums."""
-    from .api import compile as compile_rules
-
-    source, filename, bases, fighters, names, encounter, policy, seed, settings, until = job
-    rb = _COMPILED.get((source, filename))
+def _play(rb: Rulebook | None, job: _Job, chunk: tuple[int, int]) -> Tally:
+    """A worker's share: the rulebook as compiled in the parent (forked), or compiled again."""
     if rb is None:
-        rb = _COMPILED[(source, filename)] = compile_rules(source, filename, bases=bases)
-    made = [rb.combatant_models[model].build(**given) for model, given in fighters]
-    out = []
+        from .api import compile as compile_rules
+        rb = compile_rules(job.source, job.filename, job.limits, bases=job.bases)
+    return _tally(rb, job, chunk)
+
+
+def _tally(rb: Rulebook, job: _Job, chunk: tuple[int, int]) -> Tally:
+    """Fights chunk[0] … chunk[1] - 1 of a study, tallied."""
+    made = [rb.combatant_models[model].build(**given) for model, given in job.fighters]
+    tally = Tally()
     for i in range(*chunk):
-        done = fight(rb, made, encounter=encounter, seed=seed * 1_000_003 + i, names=names,
-                     policy=policy, settings=settings, until=until)
-        outcome = done.result.outcome
-        played = any(e["kind"] == "turn" for e in done.events)
-        standing = [done.name(f) for f in done.standing()] if played else []
-        out.append({"outcome": outcome.name, "time": float(outcome.get("time", 0) or 0),
-                    "passes": float(outcome.get("turns", outcome.get("rounds", 0)) or 0),
-                    "standing": standing,
-                    "states": {done.name(f): _state_figures(f) for f in done.fighters}})
-    return out
-
-
-def _state_figures(fighter: Combatant) -> dict[str, float]:
-    """A fighter's state as numbers to average: numbers as they are, each item of a list or a
-    map of lists counted (injuries by kind)."""
-    figures: dict[str, float] = {}
-    for f in fighter.model.fields:
-        if f.role != "state":
-            continue
-        value = fighter[f.name]
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            figures[f.name] = float(value)
-        items = [i for v in value.values() for i in v] if isinstance(value, Mapping) and all(
-            isinstance(v, (list, tuple)) for v in value.values()) else \
-            list(value) if isinstance(value, (list, tuple)) else []
-        for item in items:
-            key = f"{f.name}: {item}"
-            figures[key] = figures.get(key, 0.0) + 1
-    return figures
-
-
-def _summed(tallies: list[dict[str, Any]], names: list[str]) -> Study:
-    runs = len(tallies)
-    outcomes: dict[str, int] = {}
-    standing = {name: 0 for name in names}
-    states: dict[str, dict[str, float]] = {name: {} for name in names}
-    for t in tallies:
-        outcomes[t["outcome"]] = outcomes.get(t["outcome"], 0) + 1
-        for name in t["standing"]:
-            standing[name] = standing.get(name, 0) + 1
-        for name, figures in t["states"].items():
-            into = states.setdefault(name, {})
-            for k, v in figures.items():
-                into[k] = into.get(k, 0.0) + v
-    for figures in states.values():
-        for k in figures:
-            figures[k] /= runs
-    outcomes = dict(sorted(outcomes.items(), key=lambda kv: (-kv[1], kv[0])))
-    return Study(runs, outcomes, standing, sum(t["time"] for t in tallies) / runs,
-                 sum(t["passes"] for t in tallies) / runs,
-                 {name: dict(sorted(f.items())) for name, f in states.items()})
+        # Each fight a budget of work of its own: their number is the user's to choose.
+        with budget(job.limits, own=True):
+            tally.add(fight(rb, made, seed=job.seed * 1_000_003 + i, names=job.names,
+                            limits=job.limits, **job.options))
+    return tally
 
 
 def _wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -213,3 +276,4 @@ def _wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+

@@ -302,3 +302,17 @@ def test_numbers_of_up_to_the_limit_are_worked_out_exactly() -> None:
     rb = rulecraft.compile(SQUARING.replace("until y < 0", "until y > 1000000000000000000000000000000"),
                            "square.rules")
     assert rb.procedures["p"].run(x=3)["y"] == 3 ** 64
+
+
+def test_each_fight_of_a_study_has_a_budget_of_its_own() -> None:
+    """`fight --runs N`: N is the user's to choose, so each fight gets the budget of one."""
+    from rulecraft.fight import read_fighter, study
+
+    rb = rulecraft.load("ringing_steel")
+    examples = Path(__file__).resolve().parent.parent / "examples" / "ringing_steel"
+    pair = [read_fighter(rb, str(examples / f"{name}.toml")) for name in ("swordsman", "spearman")]
+    one = rulecraft.Limits(work=50_000)  # a duel takes 2,000-10,000 without a policy
+    with budget(one):  # as the command opens one: the fights still have their own
+        assert study(rb, pair, 40, seed=1, workers=1, limits=one).runs == 40
+    with pytest.raises(rulecraft.RangeError, match="limit work"):
+        study(rb, pair, 2, seed=1, workers=1, limits=rulecraft.Limits(work=500))
