@@ -316,3 +316,20 @@ def test_each_fight_of_a_study_has_a_budget_of_its_own() -> None:
         assert study(rb, pair, 40, seed=1, workers=1, limits=one).runs == 40
     with pytest.raises(rulecraft.RangeError, match="limit work"):
         study(rb, pair, 2, seed=1, workers=1, limits=rulecraft.Limits(work=500))
+
+
+def test_the_untrusted_files_page_lists_every_limit_with_its_default() -> None:
+    """docs/untrusted.md: "every limit and its default" — read from `Limits`, so a limit added
+    or changed without the page fails here."""
+    import re
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "untrusted.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([\d,]+) \|", page, re.M))
+    assert {name: int(rows[name].replace(",", "")) if name in rows else None
+            for name in rulecraft.Limits.names()} == attrs_defaults()
+
+
+def attrs_defaults() -> dict[str, int]:
+    import attrs
+
+    return {a.name: a.default for a in attrs.fields(rulecraft.Limits)}
