@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -28,11 +27,11 @@ from .work import budget
 def _spending(method: Callable[..., Any]) -> Callable[..., Any]:
     """A method that plays the procedure many times (odds, samples) draws from one budget of
     work (runtime/work.py), the command's if one is open, else one of its own `limits`."""
-    signature = inspect.signature(method)
+    at = method.__code__.co_varnames.index("limits")  # its place among the positional ones
 
     @functools.wraps(method)
     def within_budget(*args: Any, **kwargs: Any) -> Any:
-        limits = signature.bind_partial(*args, **kwargs).arguments.get("limits")
+        limits = kwargs.get("limits", args[at] if len(args) > at else DEFAULT_LIMITS)
         with budget(limits if isinstance(limits, Limits) else DEFAULT_LIMITS):
             return method(*args, **kwargs)
 
