@@ -53,6 +53,7 @@ class Emitter:
         }
         self._limits_ref: str | None = None
         self._nested = False  # inside an expression being translated
+        self._summing = False  # inside the terms of a sum (`a + b - c`): its outermost checks
         self._aggregates = False  # that expression has an aggregate in it
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
@@ -219,10 +220,15 @@ class Emitter:
             left, _ = self.condition(node.left, env)
             right, _ = self.condition(node.right, env)
             return f"({left} {op} {right})", BOOL
-        left, lt = self.expr(node.left, env)
-        if op in ("in", "not in"):
-            return self._membership(node, left, lt, env)
-        right, rt = self.expr(node.right, env)
+        outermost = not self._summing
+        self._summing = op in ("+", "-")
+        try:
+            left, lt = self.expr(node.left, env)
+            if op in ("in", "not in"):
+                return self._membership(node, left, lt, env)
+            right, rt = self.expr(node.right, env)
+        finally:
+            self._summing = not outermost
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
             if lt.kind == "combatant" and rt.kind == "combatant":
@@ -263,8 +269,7 @@ class Emitter:
         digits = self.scope.limits.number_digits
         if op == "*" and result != NUM:  # whole numbers: their digits are bounded
             return f"_mul({left}, {right}, {self.scope.span_ref(node.span)}, {digits})", result
-        if result != NUM and not isinstance(node.left, s.Number) and \
-                not isinstance(node.right, s.Number):  # `x + x` doubles: bounded too
+        if result != NUM and outermost and _computed_terms(node) > 1:  # `x + x` doubles
             return f"_sized({left} {op} {right}, {self.scope.span_ref(node.span)}, {digits})", \
                 result
         return f"({left} {op} {right})", result
@@ -842,3 +847,12 @@ def _literal_number(node: s.Expr) -> Any:
 
 
 __all__ = ["BUILTINS", "Emitter", "Env", "UnknownNameError", "snake"]
+
+
+def _computed_terms(node: Any) -> int:
+    """The terms of a sum (`a + b - 2`) that are not written numbers: with two or more it may
+    double what it is given, so its result's digits are checked (once, at the whole sum: a
+    sum inside it grows it by a digit at most for each level it nests)."""
+    if isinstance(node, s.Binary) and node.op in ("+", "-"):
+        return _computed_terms(node.left) + _computed_terms(node.right)
+    return 0 if isinstance(node, s.Number) else 1
