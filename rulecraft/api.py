@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rulecraft.runtime.errors import RulecraftError, RuleTypeError, Span, UnknownRulebookError
+from rulecraft.runtime.cache import read_at_most
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .bases import allowed_folders, locate, not_rules, starts_like_rules
@@ -315,21 +316,14 @@ def read_bounded(name: str, limit: int, limit_name: str) -> bytes:
             raise ValueError("it is a folder; give a file inside it")
         if not stat.S_ISREG(mode):
             raise ValueError("it is not a regular file")
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        data = read_at_most(fd, limit)
     except OSError as err:
         raise ValueError((err.strerror or str(err)).lower()) from None
     finally:
         os.close(fd)
-    if left <= 0:
+    if data is None:
         raise ValueError(f"it is larger than {limit} bytes {Limits.hint(limit_name)}")
-    return b"".join(chunks)
+    return data
 
 
 def shown(name: str) -> str:

@@ -256,7 +256,7 @@ def _entry_bytes(file: str) -> bytes | None:
         info = os.fstat(fd)
         if not _own_file(info) or info.st_size > entry_cap():
             return None
-        data = _read_at_most(fd, info.st_size)
+        data = read_at_most(fd, info.st_size)
         if os.utime in os.supports_fd:
             with _quiet():
                 os.utime(fd)  # used now: the least recently used are evicted first
@@ -272,8 +272,9 @@ def _own_file(info: os.stat_result) -> bool:
             and (not hasattr(os, "getuid") or info.st_uid == os.getuid()))
 
 
-def _read_at_most(fd: int, size: int) -> bytes | None:
-    """The file's `size` bytes; None if it holds more (it changed since it was looked at)."""
+def read_at_most(fd: int, size: int) -> bytes | None:
+    """At most `size` bytes of an open file, read no further than one byte past them: None if
+    it holds more (a cache entry changed since it was looked at, a file over its limit)."""
     chunks, left = [], size + 1
     while left > 0:
         chunk = os.read(fd, min(left, 1 << 20))

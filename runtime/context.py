@@ -271,12 +271,7 @@ class RunContext:
         """Another procedure, played in this run: same dice, choices and trace, its own values.
         Its outcome ends only it, and is the caller's value `name`. It costs the steps its
         procedure writes, from the command's work."""
-        work = self.work
-        work.left -= cost
-        if work.left < 0:
-            work.refuse(span, self.source)
-        if len(self.trace) > self._mark:
-            self._keep_trace()
+        self._spend(span, cost)
         saved = self.values
         self.values = {}
         self.trace.append(("call", name, procedure, span))
@@ -327,6 +322,11 @@ class RunContext:
         if self.passes_made > self.limits.loop_passes:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
+        self._spend(span, cost)
+
+    def _spend(self, span: Span, cost: int) -> None:
+        """A pass or a call: its cost from the command's work, and the trace kept in bounds
+        (only loops and calls grow either without bound)."""
         work = self.work
         work.left -= cost
         if work.left < 0:
@@ -336,7 +336,7 @@ class RunContext:
 
     def _keep_trace(self) -> None:
         """Drop the oldest trace entries once the trace outweighs `trace_entries`, down to
-        half of it: only loops and calls grow a trace without bound, and both come here."""
+        half of it."""
         trace = self.trace
         weight = self._weight + sum(map(_weight, trace[self._weighed:]))
         limit = self.limits.trace_entries
