@@ -1,7 +1,7 @@
 """Playing one fuzz case of tests/fuzz_field.py, in a child process of its own, and judging
 what came of it.
 
-A case is played in a forked child under a budget of CPU seconds and of address space
+A case (tests/fuzz_cases.py) is played in a forked child under a budget of CPU seconds and of address space
 (`isolated`): the work is bounded by the engine's own limits, set low (`SMALL`), and the
 child's budget only catches a path that skips them — measured in CPU time, which a loaded
 machine does not shorten, and never ending the parent's run. In the child (`play`) the rule
@@ -27,6 +27,7 @@ import re
 import resource
 import select
 import signal
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,7 +38,8 @@ from click.testing import CliRunner
 
 import fuzz_strategies as fs
 import rulecraft
-from fuzz_field import LONG, SECRET, Case, hostile
+from fuzz_cases import SECRET, Case
+from fuzz_field import LONG, hostile
 
 # A work budget per case: the engine's own limits, set low, bound every case.
 SMALL = rulecraft.Limits(
@@ -85,16 +87,23 @@ class Judge:
         self.findings: list[tuple[str, str]] = []
         self.counts: Counter[str] = Counter()
         self.slow = (SLOW_ACTION if LONG else None) if slow is None else slow
+        self.peak = 0  # the process's peak memory after the last call or command, in kB
         # Control characters in the output are a finding once item 13 is fixed (or always,
         # in the long run).
         self.controls = hostile("13") if controls is None else controls
 
     def timed(self, action: str, shown: str, started: float) -> None:
-        """A finding when one call or command took more CPU than any should under SMALL."""
+        """A finding when one call or command took more CPU than any should under SMALL, or
+        raised this process's peak of memory by more than MEMORY_BOUND."""
         spent = time.process_time() - started
         if self.slow is not None and spent > self.slow:
             self.findings.append((action, f"slow: {shown} took {spent:.1f} s of CPU under the "
                                           "small limits"))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        if self.peak and (peak - self.peak) / 1024 > MEMORY_BOUND:
+            self.findings.append((action, f"memory: {shown} took {(peak - self.peak) / 1024:.0f}"
+                                          f" MB more (bound: {MEMORY_BOUND} MB)"))
+        self.peak = peak
 
     def call(self, action: str, fn: Callable[[], Any], compiling: bool = False) -> Any:
         """`fn()` judged: its result, or None (a rule error, or a finding recorded)."""
@@ -161,6 +170,7 @@ def play(case: Case, folder: str) -> tuple[list[tuple[str, str]], dict[str, int]
     """Play a case whose files are in `folder`: the façade's calls, then the commands."""
     os.chdir(folder)
     judge = Judge()
+    judge.peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rng = random.Random(case.seed)
     rb = judge.call("api load", lambda: rulecraft.load(case.main, SMALL), compiling=True)
     fighters = _fighters(judge, rb, case, rng) if rb is not None else []
@@ -207,7 +217,10 @@ def _value(rb: Any, vt: Any, rng: random.Random, depth: int = 0) -> Any:
     if kind == "list" and vt.item is not None:
         return [_value(rb, vt.item, rng, depth) for _ in range(rng.randint(0, 2))]
     if kind == "combatant" and depth < 3 and vt.text in rb.combatant_models:
-        return _made(rb, rb.combatant_models[vt.text], rng, depth + 1)
+        try:
+            return _made(rb, rb.combatant_models[vt.text], rng, depth + 1)
+        except rulecraft.RulecraftError:  # a derived figure that does not work out
+            return None
     return {"bool": rng.random() < 0.5, "dice": rng.randint(1, 6), "name": "x"}.get(kind)
 
 
@@ -395,6 +408,7 @@ def isolated(run: Callable[[], Any], cpu_seconds: int = CPU_SECONDS,
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
             if space > ADDRESS_SPACE:
                 resource.setrlimit(resource.RLIMIT_AS, (space, space))
+            _as_a_command_runs()
             start = _memory_kb("VmRSS")
             payload = pickle.dumps((run(), start, ""))
         except BaseException as err:  # noqa: BLE001 - the child reports whatever it met
@@ -423,6 +437,15 @@ def isolated(run: Callable[[], Any], cpu_seconds: int = CPU_SECONDS,
     if peak > memory_bound:
         problems.append(f"took {peak:.0f} MB of memory (bound: {memory_bound} MB)")
     return result, problems, cpu, peak
+
+
+def _as_a_command_runs() -> None:
+    """Python's own recursion limit, counted from here: Hypothesis raises it while a test
+    runs, and a case nested too deeply for `rulecraft` (1000 frames) must fail here too."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    sys.setrecursionlimit(depth + 1000)
 
 
 def _read_child(reading: int, pid: int) -> tuple[bytes, list[str]]:

@@ -2,7 +2,7 @@
 `rulecraft` commands answer it or say what is wrong — never a crash, a traceback, a control
 character on the terminal, a file from outside the folder, or a case that runs away.
 
-Each case (tests/fuzz_field.py) is a folder: a rule file with encounters, policies and
+Each case (tests/fuzz_cases.py, tests/fuzz_field.py) is a folder: a rule file with encounters, policies and
 quick-reference tables, or a house file and the base it `extends`, and two fighter files,
 well-formed or hostile, sometimes mutated. It is played in a child process (tests/fuzz_play.py)
 through the façade (load, fight, run, odds, references, sheet, format, diff) and the commands
@@ -37,8 +37,8 @@ from hypothesis import strategies as st
 
 import fuzz_strategies as fs
 import rulecraft
-from fuzz_field import (LONG, SECRET, Case, field_cases, field_program, fighter_files,
-                        house_files)
+from fuzz_cases import SECRET, Case, field_cases, fighter_files, house_files
+from fuzz_field import LONG, field_program
 from fuzz_play import CPU_SECONDS, Judge, Played, isolated, played
 
 CASES = int(os.environ.get("RULECRAFT_FUZZ_EXAMPLES", 0)) or (20_000 if LONG else 16)
