@@ -1,20 +1,22 @@
-"""Playing one fuzz case of tests/fuzz_field.py, in a child process of its own, and judging
-what came of it.
+"""Playing one fuzz case of whole fights in a child process of its own, and judging what
+came of it.
 
-A case (tests/fuzz_cases.py) is played in a forked child under a budget of CPU seconds and of address space
-(`isolated`): the work is bounded by the engine's own limits, set low (`SMALL`), and the
-child's budget only catches a path that skips them — measured in CPU time, which a loaded
-machine does not shorten, and never ending the parent's run. In the child (`play`) the rule
-file is loaded, its fighters read, and the façade's calls and the `rulecraft` commands the
-case names are made; each answer is judged:
+A case (tests/fuzz_cases.py) is played in a forked child under a budget of CPU seconds and of
+address space (`isolated`), with Python's recursion limit as a command has it: the work is
+bounded by the engine's own limits, set low (`SMALL`), and the child's budget only catches a
+path that skips them — measured in CPU time, which a loaded machine does not shorten, and
+never ending the parent's run. In the child (`play`) the rule file is loaded, its fighters
+read, and the façade's calls and the `rulecraft` commands the case names are made; each
+answer is judged:
 
 - a call raises a `RulecraftError` (one that renders, quotes no Python repr and owns up to no
   bug) or returns; a compile error has a line and a column;
 - a command exits 0, 1 or 2, raises nothing (in `rulecraft.cli.main` an exception is exit 3),
   prints no traceback, no control character (item 13, while it is open: the long run only)
   and never the text of a file outside the case's folder;
-- the child stays under `MEMORY_BOUND` of memory more than it started with, and under its
-  CPU budget.
+- the child stays under `MEMORY_BOUND` of memory more than it started with (and no one call
+  or command raises its peak by more), and under its CPU budget; in the long run, no one call
+  or command takes more than `SLOW_ACTION` seconds of CPU.
 """
 
 from __future__ import annotations
@@ -245,7 +247,10 @@ def _encounters(rb: Any) -> list[str]:
 
 
 def _procedures(rb: Any) -> list[str]:
-    return [n for n, p in rb.procedures.items() if p.clock is None][:3]
+    """The procedures to play: the first two and the last two (the rules that ask for a lot
+    of work come last)."""
+    names = [n for n, p in rb.procedures.items() if p.clock is None]
+    return names if len(names) <= 4 else names[:2] + names[-2:]
 
 
 def _policy(rb: Any, rng: random.Random) -> str | None:
@@ -348,10 +353,10 @@ COMMANDS: dict[str, Callable[[Any, Case, random.Random], list[list[str]]]] = {
     "run": lambda rb, case, rng: [
         ["run", case.main, name, *(_proc_args(rb, name, case, rng) if rb is not None else []),
          "--seed", str(case.seed), rng.choice(["--trace", "--json"])]
-        for name in _named(rb, rng, lambda r: _procedures(r)[:1] + _encounters(r)[:1])],
+        for name in _named(rb, rng, lambda r: _procedures(r)[-1:] + _encounters(r)[:1])],
     "odds": lambda rb, case, rng: [
         ["odds", case.main, name, *(_proc_args(rb, name, case, rng) if rb is not None else [])]
-        for name in _named(rb, rng, lambda r: _procedures(r)[:1] + _encounters(r)[:1])],
+        for name in _named(rb, rng, lambda r: _procedures(r)[-1:] + _encounters(r)[:1])],
     "fight": lambda rb, case, rng: [_fight_args(rb, case, rng)],
     "sheet": lambda rb, case, rng: [["sheet", case.main, "--format", rng.choice(["md", "html"])]],
     "diff": lambda rb, case, rng: [["diff", case.base or case.main, case.main]],
