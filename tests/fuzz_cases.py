@@ -19,7 +19,6 @@ from fuzz_field import (ESCAPES, _plain, _title, encounter_decls, field_program,
                         mutated, policy_decls, reference_decls, schedule_step)
 from fuzz_strategies import _int, _one
 
-
 # -- house files over a base in the same folder ---------------------------------------------
 
 RULE = re.compile(r"^(table|formula|procedure|enum|combatant|reference|encounter|policy) "
@@ -306,7 +305,7 @@ def fighter_files(draw: Any, declared: fs.Declared, text: str) -> str | bytes:
 
 # What a case is made of. `files` are written into a folder of their own (the house file's
 # base beside it); `main` is the rule file played; `actions` which of the façade's calls and
-# the commands to make (tests/test_fuzz_field.py: API_ACTIONS, CLI_ACTIONS).
+# the commands to make (API_ACTIONS, CLI_ACTIONS, as "api fight", "cli sheet").
 @attrs.frozen
 class Case:
     """One case: the files of a folder, the rule file to play, its fighters, what to do."""
@@ -320,7 +319,6 @@ class Case:
 
     def text(self, name: str) -> str | bytes:
         return dict(self.files)[name]
-
 
 
 # What a case may do, through the façade and through the commands (tests/fuzz_play.py).

@@ -43,7 +43,7 @@ from fuzz_cases import SECRET, Case, field_cases, fighter_files, house_files
 from fuzz_field import LONG, field_program
 from fuzz_play import CPU_SECONDS, Judge, Played, isolated, played
 
-CASES = int(os.environ.get("RULECRAFT_FUZZ_EXAMPLES", 0)) or (20_000 if LONG else 16)
+CASES = int(os.environ.get("RULECRAFT_FUZZ_EXAMPLES", 0)) or (20_000 if LONG else 30)
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 # No deadline in either profile (item 16); a long run does not shrink what it records.
 FIELD = settings(derandomize=not LONG, database=None, deadline=None, max_examples=CASES,
