@@ -28,12 +28,12 @@ from fuzz_strategies import _int, _one
 LONG = os.environ.get("RULECRAFT_FUZZ") == "long"
 
 # Items of issue 21 still open whose inputs the suite's short run leaves out (the long run
-# keeps them, to report them): 1 `extends` outside the folder, 2 self-extension by another
-# spelling, 3 a run's memory, 4 calls not counted, 5 a reference grid's work, 6 the size of
-# numbers, 7 a fighter file's depth, 11 crashes from files that pass `check`, 12 run options
+# keeps them, to report them), by number: 1 `extends` outside the folder, 2 self-extension by
+# another spelling, 3 a run's memory, 4 calls not counted, 5 a reference grid's work, 6 the size
+# of numbers, 7 a fighter file's depth, 11 crashes from files that pass `check`, 12 run options
 # as rule names, 13 control characters reaching the terminal, 17 a Python repr in a message.
-# Remove an item once it is fixed: the suite then writes its inputs too.
-KNOWN_OPEN = frozenset({"1", "2", "3", "4", "5", "6", "7", "11", "12", "13", "17"})
+# All are fixed: the suite writes every input.
+KNOWN_OPEN: frozenset[str] = frozenset()
 
 
 def hostile(item: str) -> bool:
