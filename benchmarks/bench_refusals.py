@@ -21,6 +21,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import test_hardening_crashes as crashes  # noqa: E402 - the tests' own attacks
+import test_hardening_fights as fights  # noqa: E402
 import test_hardening_work as work  # noqa: E402
 from resources import rulecraft  # noqa: E402
 
@@ -53,6 +54,19 @@ def _deep_toml(folder: Path) -> list[str]:
     return ["fight", "ringing_steel", fighter, fighter]
 
 
+def _diff(folder: Path) -> list[str]:
+    old = _file(folder, "old.rules", fights._procedure(["let x = n"] * 4000))
+    new = _file(folder, "new.rules", fights._procedure((["let x = n"] * 9 + ["let y = n"]) * 400))
+    return ["diff", old, new]
+
+
+def _template(folder: Path) -> list[str]:
+    (folder / "mine").mkdir()
+    _file(folder / "mine", "sheet.html", "{% for i in range(100000) %}{% for j in range(100000) %}"
+          "{% endfor %}{% endfor %}")
+    return ["sheet", "ringing_steel", "--templates", str(folder / "mine")]
+
+
 ATTACKS: list[tuple[str, Attack]] = [
     ("--version (a process starting, for scale)", lambda folder: ["--version"]),
     ("extends /proc/self/environ", _environ),
@@ -77,6 +91,8 @@ ATTACKS: list[tuple[str, Attack]] = [
     ("a chain of 400 procedure calls (odds)",
      lambda f: ["odds", _file(f, "chain.rules", crashes.chain(400)), "p1", "x=1"]),
     ("a fighter file of 5,000 nested brackets", _deep_toml),
+    ("diff of two 48 KB files of repeated steps (answers)", _diff),
+    ("a template of two nested loops of 100,000", _template),
 ]
 
 
