@@ -181,13 +181,13 @@ class Dice:
     def _check(self, limits: Limits) -> None:
         if self.dice_count > limits.dice_per_roll:
             raise DiceError(
-                f"{self} rolls {self.dice_count} dice; the limit is {limits.dice_per_roll} per roll"
-            )
+                f"{self} rolls {self.dice_count} dice; the limit is {limits.dice_per_roll} per roll "
+                f"{Limits.hint('dice_per_roll')}")
         for term in self.terms:
             if term.sides < 1 or term.sides > limits.sides_per_die:
-                raise DiceError(
-                    f"{term} has {term.sides} sides; dice need 1 to {limits.sides_per_die} sides"
-                )
+                hint = f" {Limits.hint('sides_per_die')}" if term.sides > 1 else ""
+                raise DiceError(f"{term} has {term.sides} sides; dice need 1 to "
+                                f"{limits.sides_per_die} sides{hint}")
             if term.keep and not 0 <= term.keep_count <= term.count:
                 raise DiceError(f"{term} keeps or drops {term.keep_count} of {term.count} dice")
 

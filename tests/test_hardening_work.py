@@ -333,3 +333,10 @@ def attrs_defaults() -> dict[str, int]:
     import attrs
 
     return {a.name: a.default for a in attrs.fields(rulecraft.Limits)}
+
+
+@pytest.mark.parametrize(("dice", "limit"), [("1001d6", "dice_per_roll"),
+                                             ("1d20000", "sides_per_die")])
+def test_a_roll_past_its_limits_names_the_limit(dice: str, limit: str) -> None:
+    with pytest.raises(rulecraft.RulecraftError, match=f"limit {limit}; raise it"):
+        rulecraft.roll(dice)
