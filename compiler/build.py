@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from rulecraft.dsl import syntax as s
@@ -487,14 +488,16 @@ class _Compiler:
         self.python = header + "\n".join(self.writer.lines)
         namespace: dict[str, Any] = dict(make_helpers(self.tree.source))
         namespace.update(self.scope.constants)
-        try:
-            code = compile(self.python, f"<rulecraft: {self.tree.filename}>", "exec")
-        except (SyntaxError, RecursionError, MemoryError) as err:
-            raise RuleTypeError("this rule is nested too deeply for Python to compile: split it "
-                                "into smaller formulas " + Limits.hint("nesting_depth"),
-                                self._rule_at(getattr(err, "lineno", 0)),
-                                self.tree.source) from None
-        exec(code, namespace)  # generated from the checked tree only: no rule text runs as code
+        filename = f"<rulecraft: {self.tree.filename}>"
+        for start, chunk in _chunks(self.python):
+            try:  # padded, so that a traceback's line is the module's own
+                code = compile("\n" * start + chunk, filename, "exec")
+            except (SyntaxError, RecursionError, MemoryError) as err:
+                raise RuleTypeError("this rule is nested too deeply for Python to compile: split "
+                                    "it into smaller formulas " + Limits.hint("nesting_depth"),
+                                    self._rule_at(getattr(err, "lineno", 0)),
+                                    self.tree.source) from None
+            exec(code, namespace)  # generated from the checked tree only: no rule text runs
         self.namespace = namespace
         return namespace
 
@@ -509,6 +512,23 @@ class _Compiler:
                 if line.isdigit():
                     return Span(self.tree.filename, int(line), 1)
         return Span(self.tree.filename, 1, 1)
+
+
+CHUNK_LINES = 2000  # generated lines compiled at once: Python's compiler holds ~100x a module
+
+
+def _chunks(python: str) -> Iterator[tuple[int, str]]:
+    """The generated module in pieces of about CHUNK_LINES lines, each with the line it starts
+    after, cut only before a `def` at the margin (a new statement); run in order into one
+    namespace they do what the whole does, while compiling a large rule file takes a fraction
+    of the memory."""
+    lines = python.split("\n")
+    start = 0
+    for at in range(CHUNK_LINES, len(lines)):
+        if at - start >= CHUNK_LINES and lines[at].startswith("def "):
+            yield start, "\n".join(lines[start:at])
+            start = at
+    yield start, "\n".join(lines[start:])
 
 
 # Keywords of Procedure.run/enumerate/odds: a parameter or choice of the same name could not be
