@@ -894,6 +894,9 @@ class Exact:
                       for a in args]
         frame += [None] * (len(callee.slots) - len(frame))
         ctx = self.ctx
+        # Each segment played costs a step of the command's work: calls nested twice over
+        # would otherwise play 2^depth paths, none of them counted as a state.
+        ctx.work.spend(3 * len(callee.fns), callee.span, callee.source)
         saved = ctx.passes_made, ctx.handles, ctx.fused
         ctx.handles = {id(h) for h in copies.values()}
         ctx.fused = callee.everywhere

@@ -355,3 +355,21 @@ def test_a_large_rule_file_compiles_in_a_fraction_of_the_memory(tmp_path: Path) 
     rb = rulecraft.load(path)
     assert rb.formulas["f3599"](x=2) == 3601 and rb.formulas["f0"](x=2) == 2
     assert rb.python_source.count("\ndef ") >= 3600  # one module still, shown whole
+
+
+def rolling_calls(levels: int) -> str:
+    lines = ['rulebook t "T"', "", "procedure p0():", "  roll r = d2", "  outcome done with v = r",
+             ""]
+    for i in range(1, levels + 1):
+        lines += [f"procedure p{i}():", f"  call a = p{i - 1}()", f"  call b = p{i - 1}()",
+                  "  outcome done with v = a.v + b.v", ""]
+    return "\n".join(lines)
+
+
+def test_odds_of_calls_twice_over_whose_values_go_unread_are_bounded(tmp_path: Path) -> None:
+    """Found by the fuzzer of whole fights: odds by outcome play one path of each call whose
+    value nothing reads, and calls nested twice over made that 2^depth paths, uncounted."""
+    refused(command(["odds", written(tmp_path, "calls.rules", rolling_calls(30)), "p30"]),
+            "work")
+    rb = rulecraft.compile(rolling_calls(4), "calls.rules")
+    assert rb.procedures["p4"].odds() == {"done": 1}
