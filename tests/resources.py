@@ -10,13 +10,11 @@ seconds are reported by `benchmarks/bench_refusals.py`, never asserted.
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import attrs
 
@@ -39,36 +37,42 @@ class Measured:
         return self.stdout + self.stderr
 
 
-def _capped() -> None:  # runs in the child, before rulecraft starts
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_CAP, CPU_CAP))
+# What the child runs: the caps, then rulecraft's own entry point; at its end (a refusal's
+# sys.exit included) it writes its peak memory where RULECRAFT_PEAK says. The peak is VmHWM, the
+# high-water mark of this program's own memory: the child's rusage would also count the pages of
+# the forked test process it started as (a late test would measure the whole suite).
+CHILD = f"""
+import atexit, os, resource
+resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_CAP}, {MEMORY_CAP}))
+resource.setrlimit(resource.RLIMIT_CPU, ({CPU_CAP}, {CPU_CAP}))
+
+def _peak():
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["RULECRAFT_PEAK"], "w") as out:
+        out.write(kb)
+
+atexit.register(_peak)
+from rulecraft.cli import main
+main()
+"""
 
 
 def rulecraft(args: Sequence[str], cwd: str | os.PathLike[str] | None = None,
               env: dict[str, str] | None = None, stdin: str = "") -> Measured:
-    """`rulecraft ARGS` in a child process (this interpreter), measured."""
-    command = [sys.executable, "-c", "from rulecraft.cli import main; main()", *args]
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, preexec_fn=_capped)
-    read: dict[str, bytes] = {}
-
-    def reader(name: str, stream: Any) -> None:
-        with stream:
-            read[name] = stream.read()
-
-    readers = [threading.Thread(target=reader, args=pair)
-               for pair in (("out", child.stdout), ("err", child.stderr))]
-    for thread in readers:
-        thread.start()
-    assert child.stdin is not None
-    child.stdin.write(stdin.encode())
-    child.stdin.close()
-    _, status, usage = os.wait4(child.pid, 0)  # reaped here, so its own rusage is ours to read
-    seconds = time.perf_counter() - start
-    for thread in readers:
-        thread.join()
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return Measured(child.returncode, read["out"].decode(errors="replace"),
-                    read["err"].decode(errors="replace"), seconds, usage.ru_maxrss / 1024)
+    """`rulecraft ARGS` in a child process (this interpreter), measured; a child that ended
+    without saying its peak (killed at a cap) measures infinite."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak_file = os.path.join(folder, "peak")
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", CHILD, *args], cwd=cwd, input=stdin.encode(),
+                              env={**os.environ, **(env or {}), "RULECRAFT_PEAK": peak_file},
+                              capture_output=True)
+        seconds = time.perf_counter() - start
+        try:
+            with open(peak_file) as said:
+                peak = int(said.read()) / 1024
+        except (OSError, ValueError):
+            peak = float("inf")
+    return Measured(done.returncode, done.stdout.decode(errors="replace"),
+                    done.stderr.decode(errors="replace"), seconds, peak)
