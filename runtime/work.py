@@ -3,10 +3,11 @@ reference cell draws from.
 
 Each other limit caps one thing (passes of one run, items of one evaluation, paths of one
 odds); their product is what a hostile rule file multiplies. The budget caps the product: a
-command (`rulecraft run`, `odds`, `sheet`, one fight, a sweep's cell) opens one, and whatever
-it plays inside spends from it. A unit of work is one step of a rule played (a loop pass costs
-the steps its body writes, a call the steps its procedure writes) or one item an aggregate goes
-over; the default, `Limits.work`, is a few seconds of the cheapest kind.
+command (`rulecraft run`, `odds`, `sheet`, `sweep`; each fight of `fight --runs`) opens one,
+and whatever it plays inside spends from it. A unit is about one item an aggregate goes over
+(~0.3 µs); a loop pass costs three for each step its body writes, a call three for each step
+its procedure writes (compiler.scope.cost); the default, `Limits.work`, is about two seconds
+of the slowest kind.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -271,23 +271,25 @@ def api_fight(judge: Judge, rb: Any, case: Case, fighters: list[Any], rng: rando
                                                  fought.standing()))
 
 
-def api_run(judge: Judge, rb: Any, case: Case, fighters: list[Any], rng: random.Random) -> None:
+def _with_arguments(judge: Judge, rb: Any, fighters: list[Any], rng: random.Random
+                    ) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """The procedures to play (and the first encounter), each with arguments made for it."""
     for name in _procedures(rb) + _encounters(rb)[:1]:
         proc = rb.procedures[name]
         args = judge.call("api arguments", lambda: _arguments(rb, proc, fighters, rng))
-        if args is None:
-            continue
+        if args is not None:
+            yield proc, args
+
+
+def api_run(judge: Judge, rb: Any, case: Case, fighters: list[Any], rng: random.Random) -> None:
+    for proc, args in _with_arguments(judge, rb, fighters, rng):
         result = judge.call("api run", lambda: proc.run(seed=case.seed, limits=SMALL, **args))
         if result is not None:
             judge.call("api explain", lambda: (result.explain(), json.dumps(result.as_json())))
 
 
 def api_odds(judge: Judge, rb: Any, case: Case, fighters: list[Any], rng: random.Random) -> None:
-    for name in _procedures(rb) + _encounters(rb)[:1]:
-        proc = rb.procedures[name]
-        args = judge.call("api arguments", lambda: _arguments(rb, proc, fighters, rng))
-        if args is None:
-            continue
+    for proc, args in _with_arguments(judge, rb, fighters, rng):
         judge.call("api odds", lambda: proc.odds(limits=SMALL, **args))
 
 
