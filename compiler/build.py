@@ -471,6 +471,9 @@ class _Compiler:
         elif isinstance(node, s.EncounterLoop):
             head = f"turn {node.var}" if node.kind == "turn" else "each round"
             blocks = ((head, tuple(self._step(x) for x in node.body)),)
+        elif isinstance(node, (s.EventStep, s.TriggerStep)):  # steps that run later
+            head = self.writer.text(node.span).split("\n")[0].rstrip(":")
+            blocks = ((head, tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.NamedStep):
             blocks = ((f"step {node.name}", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.ForStep):
