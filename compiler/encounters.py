@@ -135,6 +135,7 @@ class EncounterSteps:
             self.line(inner + 1, "v_now = _turn[1]")
             self.line(inner + 1, "if len(_turn) == 3:")
             self.line(inner + 2, "_sched.run_event(_turn[2])")
+            self.ends_after_event(step, env, inner + 2, where, ending)
             if step.every is not None:  # no pass used
                 self.line(inner + 1, "else:")
                 self.steps(step.every.body, dict(env), inner + 2)

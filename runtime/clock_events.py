@@ -126,9 +126,9 @@ class Clock(Schedule):
         self._party(span, label, who)
         had = self.next_turns.pop(id(who), None)
         self.carried.pop(id(who), None)
+        action = display(self.labels.get(id(who)) or "its action") if had else ""
         dropped = self._drop(who)
-        what = ", ".join(filter(None, [display(self.labels.pop(id(who), None) or "its action")
-                                       if had else "", *dropped])) or "nothing under way"
+        what = ", ".join(filter(None, [action, *dropped])) or "nothing under way"
         self.ctx.trace.append(("cancel", label, who, span, (what, who)))
 
     def _drop(self, who: Any) -> list[str]:
@@ -372,10 +372,31 @@ def fired(ctx: Any, span: Span, kind: str, what: Any, who: Any) -> None:
         sched.fire(span, kind, what, who)
 
 
+# ---- the fight log --------------------------------------------------------------------------------
+EVENT_KINDS = frozenset(("after", "event", "cancel", "trigger", "raise"))
+
+
+def event_line(kind: str, name: str, value: Any, detail: str, party: str) -> str:
+    """An event on the clock as the fight log prints it."""
+    if detail == NO_CLOCK:
+        return f"{kind} {name}: {NO_CLOCK}"
+    if kind == "after":
+        return f"event {name} scheduled {detail}"
+    if kind == "event":
+        return f"event {name} happens"
+    if kind == "cancel":
+        return f"{party}: cancelled {detail}" if isinstance(value, Combatant) else \
+            f"event {name} cancelled ({detail})"
+    if kind == "trigger":
+        return f"{name} by {party} {detail}"
+    return f"{name} raised {detail}"
+
+
 HELPERS: dict[str, Any] = {
     "_Schedule": Clock, "_ev_after": ev_after, "_ev_cancel": ev_cancel,
     "_ev_cancel_party": ev_cancel_party, "_ev_raise": ev_raise, "_ev_on": ev_on,
     "_ev_action": ev_action, "_ev_last_action": ev_last_action, "_ev_act": ev_act,
 }
 
-__all__ = ["Clock", "HELPERS", "NO_CLOCK", "Pending", "Sealed", "Trigger", "fired"]
+__all__ = ["Clock", "EVENT_KINDS", "HELPERS", "NO_CLOCK", "Pending", "Sealed", "Trigger",
+           "event_line", "fired"]

@@ -1,0 +1,297 @@
+"""Events on the clock (issue 15, item 4): events owned by the encounter (`after T as NAME:`),
+several pending, cancellable; a point inside an action; a second lane per fighter; actions
+labelled when scheduled and read as `action(f)` / `last_action(f)`; `now` and `cancel PARTY`
+in procedures called from an encounter."""
+
+from __future__ import annotations
+
+import pytest
+
+import rulecraft
+from rulecraft.runtime import fight_odds
+
+# Issue 15: "Events owned by the encounter, not by a fighter's action: `after T as NAME:`
+# blocks that capture values when scheduled and run when the clock gets there (a missile in
+# flight ...)". Ringing Steel, missiles: the arrow flies at the hex the target stood in.
+VOLLEY = """rulebook volley "A missile in flight"
+combatant fighter:
+  name: name = "x"
+  speed: 1..20 = 10
+  state pos: 0..20 = 0
+  state hp: 0..10 = 2
+
+procedure loose(archer: fighter, target: fighter, flight: 1..20):
+  # "The arrow is aimed at the hex the target stands in when it is loosed."
+  let aimed_at = target.pos
+  after flight as arrow:
+    if target.pos == aimed_at:
+      roll hit = d6
+      if hit >= 3:
+        add -1 to target.hp
+  outcome loosed
+
+encounter volley (archer: fighter, target: fighter, flight: 1..20 = 3):
+  clock tenths "tenths of a second"
+  act archer at 0 as "Shoot"
+  act target at 0 as "Walk"
+  turn f:
+    if f == archer:
+      let aimed_at = target.pos
+      after flight as arrow:
+        if target.pos == aimed_at:
+          roll hit = d6
+          if hit >= 3:
+            add -1 to target.hp
+      act archer after 4 as "Shoot"
+    else:
+      add 1 to target.pos
+      act target after f.speed as "Walk"
+  ends when target.hp == 0 or target.pos >= 3
+  at most 40 turns
+"""
+
+
+def volley(text=VOLLEY):
+    rb = rulecraft.compile(text, "volley.rules")
+    return rb, rb.combatant(name="Archer"), rb.combatant(name="Runner")
+
+
+def kinds(result, *wanted):
+    return [(e.kind, e.name, e.value) for e in result.trace if e.kind in wanted]
+
+
+def test_a_missile_in_flight_misses_a_target_that_left_and_hits_one_that_stayed():
+    rb, archer, runner = volley()
+    # Arrow 1 loosed at 0 at hex 0 (the runner steps to hex 1 at 0): it arrives at 3 and
+    # misses, no die rolled. Arrow 2 loosed at 4 at hex 1 arrives at 7: the runner is still
+    # there; the die (5) hits.
+    result = rb.procedures["volley"].run(archer=archer, target=runner, dice=[5, 5, 5])
+    trace = [(e.kind, e.name, e.value) for e in result.trace
+             if e.kind in ("after", "event", "roll")]
+    assert trace[:5] == [("after", "arrow", 3), ("event", "arrow", 3), ("after", "arrow", 7),
+                         ("event", "arrow", 7), ("roll", "hit", 5)]
+    assert result.combatants["target"].hp < 2
+
+
+def test_several_arrows_are_in_flight_at_once():
+    rb, archer, runner = volley(VOLLEY.replace("act archer after 4", "act archer after 1"))
+    result = rb.procedures["volley"].run(archer=archer, target=runner, seed=1)
+    scheduled = [e.value for e in result.trace if e.kind == "after"]
+    happened = [e.value for e in result.trace if e.kind == "event"]
+    # at 2 tenths, arrows loosed at 0, 1 and 2 are all still to arrive
+    assert scheduled[:3] == [3, 4, 5] and happened[0] == 3
+
+
+def test_the_log_shows_events_scheduled_and_happening():
+    rb, archer, runner = volley()
+    log = rb.fight([archer, runner], dice=[5, 5, 5, 5]).log()
+    assert "event arrow scheduled at 3 tenths" in log
+    assert "     3              event arrow happens" in log
+
+
+CANCEL = VOLLEY.replace("""      add 1 to target.pos
+""", """      add 1 to target.pos
+      if target.pos == 2:
+        cancel arrow
+""")
+
+
+def test_cancel_an_event_by_its_name():
+    rb, archer, runner = volley(CANCEL)
+    result = rb.procedures["volley"].run(archer=archer, target=runner, dice=[5] * 10)
+    cancelled = kinds(result, "cancel")
+    assert cancelled and cancelled[0][:2] == ("cancel", "arrow")
+    assert "event arrow cancelled (1 pending)" in rb.fight([archer, runner],
+                                                              dice=[5] * 10).log()
+
+
+LABELS = """rulebook labels "Labels"
+combatant fighter:
+  name: name = "x"
+  state pos: 0..20 = 0
+  state seen: name = "nothing"
+  state done: name = "nothing"
+
+encounter walk_and_fight (a: fighter, b: fighter):
+  clock tenths "tenths"
+  act a at 0 as "Attack"
+  act a at 3 as "Walk" on lane move
+  act b at 1 as "Look"
+  turn f:
+    if f == b:
+      set b.seen = if action(a) == none then "none" else action(a)
+      if action(a, "move") == "Walk":
+        set b.done = "walking"
+      cancel a
+    else:
+      set a.done = if last_action(a) == none then "none" else last_action(a)
+      add 1 to a.pos
+  ends when now > 10
+  at most 10 turns
+"""
+
+
+def test_actions_are_labelled_and_a_second_lane_runs_beside_the_first():
+    rb = rulecraft.compile(LABELS, "labels.rules")
+    a, b = rb.combatant(name="A"), rb.combatant(name="B")
+    result = rb.procedures["walk_and_fight"].run(a=a, b=b)
+    a, b = result.combatants["a"], result.combatants["b"]
+    # A's attack completes at 0 (last_action "Attack"); B looks at 1: A has nothing under way
+    # on its main lane, but walks on its lane; `cancel a` takes the walk away.
+    assert b.seen == "none" and b.done == "walking"
+    assert a.done == "Attack" and a.pos == 1
+    assert ("cancel", "b", a) not in kinds(result, "cancel")
+    assert [e.detail for e in result.trace if e.kind == "cancel"] == ["Walk on lane move"]
+
+
+def test_a_lane_s_action_completing_is_a_turn_of_its_party():
+    text = LABELS.replace("      cancel a\n", "")
+    rb = rulecraft.compile(text, "labels.rules")
+    result = rb.procedures["walk_and_fight"].run(a=rb.combatant(name="A"),
+                                                 b=rb.combatant(name="B"))
+    turns = [e.detail for e in result.trace if e.kind == "turn"]
+    assert "at 3 tenths (Walk on lane move completes)" in turns
+    assert result.combatants["a"].done == "Walk" and result.combatants["a"].pos == 2
+
+
+# "a point inside an action (BT's half-way point of an attack)": an event scheduled as part of
+# an action, cancelled with it.
+HALF = """rulebook half "Half-way"
+combatant fighter:
+  name: name = "x"
+  state marks: 0..20 = 0
+
+encounter swing (a: fighter, b: fighter):
+  clock counts "counts"
+  act a at 0 as "Ready"
+  act b at 5 as "Interrupt"
+  turn f:
+    if f == a and last_action(a) == "Ready":
+      act a after 8 as "Attack"
+      after 4 as half_way for a:
+        add 1 to a.marks
+    else if f == b:
+      cancel a
+  ends when now > 20
+  at most 5 turns
+"""
+
+
+def test_an_event_inside_an_action_is_cancelled_with_it():
+    rb = rulecraft.compile(HALF, "half.rules")
+    proc = rb.procedures["swing"]
+    ran = proc.run(a=rb.combatant(name="A"), b=rb.combatant(name="B"))
+    assert ran.combatants["a"].marks == 1  # half-way at 4, before b's interruption at 5
+    late = rulecraft.compile(HALF.replace("act b at 5", "act b at 3"), "half.rules")
+    ran = late.procedures["swing"].run(a=late.combatant(name="A"), b=late.combatant(name="B"))
+    assert ran.combatants["a"].marks == 0
+    assert [e.detail for e in ran.trace if e.kind == "cancel"] == ["Attack, half_way"]
+
+
+def test_events_and_cancel_in_a_procedure_played_alone_are_recorded_not_applied():
+    rb, archer, runner = volley(VOLLEY + """
+procedure give_up(f: fighter):
+  cancel f
+  let when = now
+  outcome done
+""")
+    ran = rb.procedures["loose"].run(archer=archer, target=runner, flight=3)
+    assert [(e.kind, str(e.detail)) for e in ran.trace if e.kind == "after"] == [
+        ("after", "no clock: not applied")]
+    ran = rb.procedures["give_up"].run(f=archer)
+    assert [(e.kind, str(e.detail)) for e in ran.trace if e.kind == "cancel"] == [
+        ("cancel", "no clock: not applied")]
+    assert ran.values["when"] == 0
+
+
+def test_a_called_procedure_schedules_an_event_on_the_encounter_s_clock():
+    text = VOLLEY.replace("""      let aimed_at = target.pos
+      after flight as arrow:
+        if target.pos == aimed_at:
+          roll hit = d6
+          if hit >= 3:
+            add -1 to target.hp
+""", """      call shot = loose(archer, target, flight)
+""")
+    rb, archer, runner = volley(text)
+    direct = rb.procedures["volley"].run(archer=archer, target=runner, dice=[5, 5, 5])
+    assert [e.value for e in direct.trace if e.kind == "event"][:2] == [3, 7]
+
+
+SMALL = VOLLEY.replace("state hp: 0..10 = 2", "state hp: 0..10 = 1").replace(
+    "at most 40 turns", "at most 8 turns")
+
+
+def test_exact_odds_of_a_fight_with_arrows_in_flight_merge_states_and_match_the_path_walk():
+    rb, archer, runner = volley(SMALL)
+    proc = rb.procedures["volley"]
+    fight_odds.TALLY = {}
+    try:
+        by_states = proc.odds(archer=archer, target=runner)
+        assert fight_odds.TALLY["states"] > 0  # played by states, not by paths
+    finally:
+        fight_odds.TALLY = None
+    walked = proc.path_odds(archer=archer, target=runner)
+    assert by_states == walked and sum(by_states.values()) == 1
+    assert by_states["ended"] > 0
+
+
+def test_exact_odds_with_events_scheduled_inside_a_call_walk_the_paths_exactly():
+    text = SMALL.replace("""      let aimed_at = target.pos
+      after flight as arrow:
+        if target.pos == aimed_at:
+          roll hit = d6
+          if hit >= 3:
+            add -1 to target.hp
+""", """      call shot = loose(archer, target, flight)
+""")
+    rb, archer, runner = volley(text)
+    proc = rb.procedures["volley"]
+    assert proc.odds(archer=archer, target=runner) == \
+        rulecraft.compile(SMALL, "v.rules").procedures["volley"].odds(archer=archer,
+                                                                      target=runner)
+
+
+def test_a_fight_too_large_for_exact_odds_is_refused_with_samples_offered():
+    rb, archer, runner = volley(VOLLEY.replace("speed: 1..20 = 10", "speed: 1..20 = 20"))
+    with pytest.raises(rulecraft.RulecraftError, match="--samples"):
+        rb.procedures["volley"].odds(archer=archer, target=runner,
+                                     limits=rulecraft.Limits(odds_states=3))
+
+
+@pytest.mark.parametrize("old, new, line, column, words", [
+    ("cancel arrow", "cancel arow", 34, 9, "unknown event or party to cancel 'arow'; did you "
+                                          "mean 'arrow'?"),
+    ("after flight as arrow:\n        if", "after \"soon\" as arrow:\n        if", 25, 13,
+     "an event comes after a number of tenths, not a name"),
+    ("act target after f.speed as \"Walk\"", "act target after f.speed as 3", 35, 35,
+     "an action is labelled by a name"),
+    ("add -1 to target.hp\n      act", "outcome hit\n      act", 29, 13,
+     "cannot end the procedure"),
+])
+def test_event_mistakes_are_errors_at_their_line_and_column(old, new, line, column, words):
+    text = CANCEL.replace(old, new, 1)
+    assert text != CANCEL
+    with pytest.raises(rulecraft.RulecraftError) as info:
+        rulecraft.compile(text, "v.rules")
+    err = info.value
+    errors = getattr(err, "errors", [err])
+    found = [e for e in errors if words in str(e)]
+    assert found, str(err)
+    assert (found[0].line, found[0].column) == (line, column), str(found[0])
+
+
+def test_a_lane_is_named_in_quotes_when_read():
+    text = LABELS.replace('action(a, "move")', "action(a, move)")
+    with pytest.raises(rulecraft.RulecraftError, match="in quotes"):
+        rulecraft.compile(text, "labels.rules")
+
+
+def test_events_format_and_show_on_the_sheet_in_words():
+    text = rulecraft.format_rules(CANCEL)
+    assert "after flight as arrow:" in text and "cancel arrow" in text
+    assert 'act target after f.speed as "Walk"' in text
+    rb = rulecraft.compile(CANCEL, "v.rules")
+    sheet = rulecraft.sheet(rb, format="md")
+    assert "Event Arrow: after Flight" in sheet and "Arrow is cancelled" in sheet
+    assert "(the action: Walk)" in sheet
