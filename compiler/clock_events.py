@@ -23,7 +23,7 @@ _NAME_OR_NONE = T("name").or_none()
 class ClockEventSteps:
     """Generates `after … as NAME:`, `cancel`, `raise`, `on EVENT by p:` and labelled `act`."""
 
-    events_made = 0  # numbers the functions of events and triggers in the module
+    events_made = 0  # numbers the functions of events and triggers in the module (per writer)
 
     def clock_event_visitors(self: Any) -> dict[type, Any]:
         return {s.EventStep: self.visit_EventStep, s.CancelStep: self.visit_CancelStep,
@@ -151,8 +151,8 @@ class ClockEventSteps:
                         own: tuple[tuple[str, T], ...]) -> tuple[str, str]:
         """The steps as a function of their own, and the values handed to it: each value the
         steps name, as it is now."""
-        ClockEventSteps.events_made += 1
-        fn = f"_event_{ClockEventSteps.events_made}"
+        self.events_made += 1
+        fn = f"_event_{self.events_made}"
         read = _names_in(body)
         captured = [(n, code) for n, (code, _) in env.items()
                     if n in read and n != "now" and code.startswith("v_")

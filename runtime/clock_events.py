@@ -105,6 +105,11 @@ class Clock(Schedule):
             text, party = entry[4]
             self.ctx.trace[-1] = entry[:4] + ((f"{text}, as {display(action)}", party),)
 
+    def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
+        """`act f after T` with no label: the action under way is no longer the labelled one."""
+        super().act(span, label, who, time, after)
+        self.labels.pop(id(who), None)
+
     def action(self, who: Any, lane: str | None = None) -> Any:
         """The label of the action `who` has under way (on `lane`), or none."""
         if lane is None:

@@ -295,3 +295,34 @@ def test_events_format_and_show_on_the_sheet_in_words():
     sheet = rulecraft.sheet(rb, format="md")
     assert "Event Arrow: after Flight" in sheet and "Arrow is cancelled" in sheet
     assert "(the action: Walk)" in sheet
+
+
+def test_an_event_s_steps_hold_nothing_of_the_run_that_scheduled_them():
+    """A pending event is put back into other runs by exact odds: its function may read only
+    what it is handed (no closure over the run that made it)."""
+    from test_triggers import BLOCK, RIPOSTE
+
+    for text in (VOLLEY, CANCEL, HALF, BLOCK, RIPOSTE):
+        code = compile(rulecraft.compile(text, "t.rules").python_source, "t", "exec")
+        made = [c for f in code.co_consts if hasattr(f, "co_consts")
+                for c in f.co_consts if hasattr(c, "co_freevars")
+                and c.co_name.startswith("_event_")]
+        assert made and all(not c.co_freevars for c in made), text[:30]
+
+
+def test_show_lists_the_events_and_the_cli_fight_logs_them(tmp_path):
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+
+    rules = tmp_path / "volley.rules"
+    rules.write_text(VOLLEY, encoding="utf-8")
+    shown = CliRunner().invoke(cli, ["show", str(rules)])
+    assert shown.exit_code == 0 and "after flight as arrow (line 25)" in shown.output
+    for name in ("archer", "runner"):
+        (tmp_path / f"{name}.toml").write_text(f'name = "{name}"\n', encoding="utf-8")
+    fought = CliRunner().invoke(cli, ["fight", str(rules), str(tmp_path / "archer.toml"),
+                                      str(tmp_path / "runner.toml"), "--seed", "3"])
+    assert fought.exit_code == 0, fought.output
+    assert "event arrow scheduled at 3 tenths" in fought.output
+    assert "event arrow happens" in fought.output
