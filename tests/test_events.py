@@ -326,3 +326,57 @@ def test_show_lists_the_events_and_the_cli_fight_logs_them(tmp_path):
     assert fought.exit_code == 0, fought.output
     assert "event arrow scheduled at 3 tenths" in fought.output
     assert "event arrow happens" in fought.output
+
+
+LANES = """rulebook lanes "Lanes"
+combatant fighter:
+  name: name = "x"
+
+procedure stamp(f: fighter):
+  let at = now
+  outcome stamped with at = at
+
+encounter lanes (a: fighter, b: fighter):
+  clock tenths "tenths"
+  act a at 0 as "Attack"
+  act b at 1 as "Look"
+  let walked = 0
+  turn f:
+    if f == b:
+      roll look = d2
+      if look == 1 and action(a, "move") == none:
+        act a after 1 as "Walk" on lane move
+      if last_action(a) == "Feint":
+        let walked = walked + 10
+      act b after 2 as "Look"
+    else if last_action(a) == "Walk":
+      let walked = walked + 1
+    else:
+      call stamped = stamp(a)
+      roll feint = d2
+      act a after stamped.at - now + 2 as (if feint == 1 then "Feint" else "Attack")
+  ends when now > 7
+  at most 20 turns
+"""
+
+
+def test_exact_odds_keep_lanes_and_labels_apart_and_match_the_path_walk():
+    rb = rulecraft.compile(LANES, "lanes.rules")
+    proc = rb.procedures["lanes"]
+    a, b = rb.combatant(name="A"), rb.combatant(name="B")
+    fight_odds.TALLY = {}
+    try:
+        by_states = proc.odds(by="walked", a=a, b=b)
+        assert fight_odds.TALLY["states"] > 0
+    finally:
+        fight_odds.TALLY = None
+    assert by_states == proc.path_odds(by="walked", a=a, b=b)
+    assert len(by_states) > 2 and sum(by_states.values()) == 1
+
+
+def test_now_in_a_called_procedure_is_the_encounter_s_time():
+    rb = rulecraft.compile(LANES, "lanes.rules")
+    ran = rb.procedures["lanes"].run(a=rb.combatant(name="A"), b=rb.combatant(name="B"),
+                                     dice=[2] * 10)
+    stamps = [e.value["at"] for e in ran.trace if e.kind == "return"]
+    assert stamps[:2] == [0, 2]
