@@ -380,3 +380,18 @@ def test_now_in_a_called_procedure_is_the_encounter_s_time():
                                      dice=[2] * 10)
     stamps = [e.value["at"] for e in ran.trace if e.kind == "return"]
     assert stamps[:2] == [0, 2]
+
+
+def test_exact_odds_keep_arrows_aimed_differently_apart():
+    # The archer aims at the runner's hex or the one ahead (a d2): two arrows in flight that
+    # differ only in where they were aimed are two states.
+    text = SMALL.replace("""    if f == archer:
+      let aimed_at = target.pos
+""", """    if f == archer:
+      roll lead = d2
+      let aimed_at = target.pos + lead - 1
+""")
+    rb, archer, runner = volley(text)
+    proc = rb.procedures["volley"]
+    by_states = proc.odds(archer=archer, target=runner)
+    assert by_states == proc.path_odds(archer=archer, target=runner)
