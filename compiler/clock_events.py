@@ -14,6 +14,7 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
+from .encounters import _names_in
 from .expressions import Env
 from .types import NUM, T, is_number
 
@@ -153,7 +154,7 @@ class ClockEventSteps:
         steps name, as it is now."""
         self.events_made += 1
         fn = f"_event_{self.events_made}"
-        read = _names_in(body)
+        read = _names_in(body, self.scope.policies)
         captured = [(n, code) for n, (code, _) in env.items()
                     if n in read and n != "now" and code.startswith("v_")
                     and code.isidentifier()]
@@ -212,24 +213,6 @@ def _raised(decls: Any) -> set[str]:
 def _events(decls: Any) -> set[str]:
     return {st.name for d in decls for st in s.all_steps(d.steps)
             if isinstance(st, s.EventStep)}
-
-
-def _names_in(node: Any) -> set[str]:
-    """Every text in the syntax of some steps: a superset of the names they read."""
-    import attrs
-
-    found: set[str] = set()
-    todo = [node]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, tuple):
-            todo.extend(item)
-        elif attrs.has(type(item)):
-            todo.extend(getattr(item, f.name) for f in attrs.fields(type(item))
-                        if f.name != "span")
-    return found
 
 
 __all__ = ["ClockEventSteps", "action_call", "uses_events"]

@@ -179,6 +179,16 @@ class Clock(Schedule):
         finally:
             self.depth = 0
 
+    def run_due(self, span: Span) -> None:
+        """On a clock of rounds: the events due by this round, in order, before its steps."""
+        while self.pending:
+            event = min(self.pending, key=lambda e: (e.when, e.order))
+            if event.when > self.now:
+                return
+            self.pending.remove(event)
+            self.ctx._pass(span)
+            self.run_event(event)
+
     # ---- triggers --------------------------------------------------------------------------
     def watch(self, span: Span, kind: str, what: Any, run: Callable[..., Any],
               args: tuple[Any, ...], label: str) -> None:

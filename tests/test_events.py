@@ -395,3 +395,30 @@ def test_exact_odds_keep_arrows_aimed_differently_apart():
     proc = rb.procedures["volley"]
     by_states = proc.odds(archer=archer, target=runner)
     assert by_states == proc.path_odds(archer=archer, target=runner)
+
+
+ROUNDS = """rulebook rounds "Rounds"
+combatant fighter:
+  name: name = "x"
+  state hp: 0..10 = 3
+
+encounter melee (a: fighter, b: fighter):
+  clock rounds "rounds"
+  let lit = false
+  each round:
+    if round == 1:
+      # "The fuse burns for two rounds."
+      after 2 as fuse:
+        add -2 to b.hp
+    add -0 to a.hp
+  ends when b.hp < 3
+  at most 5 rounds
+"""
+
+
+def test_an_event_on_a_clock_of_rounds_happens_at_the_start_of_its_round():
+    rb = rulecraft.compile(ROUNDS, "rounds.rules")
+    ran = rb.procedures["melee"].run(a=rb.combatant(name="A"), b=rb.combatant(name="B"))
+    assert ran.outcome.name == "ended" and ran.outcome["rounds"] == 3
+    assert [(e.kind, e.value) for e in ran.trace if e.kind in ("after", "event")] == [
+        ("after", 3), ("event", 3)]
