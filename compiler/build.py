@@ -16,6 +16,7 @@ from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
+from .clock_events import check_labels
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
@@ -91,6 +92,7 @@ class _Compiler:
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
         self._check_policies(procedures)
+        check_labels(self.scope, decls)  # labels read are labels written (clock_events.py)
         references = plan_references(self.writer, decls)
         self.fail_if_errors()
         namespace = self._execute()

@@ -199,6 +199,40 @@ def action_call(emitter: Any, node: s.Call, args: list[tuple[str, T]]) -> tuple[
     return f"_ev_action(_ctx, {who}, {lane})", _NAME_OR_NONE
 
 
+def check_labels(scope: Any, decls: Any) -> None:
+    """A label read (`action(f) == "Atacking"`) is one some `act … as "…"` writes: a misspelt
+    label would never match, silently."""
+    import difflib
+
+    import attrs
+
+    labels: set[str] = set()
+    for decl in decls:
+        for step in s.all_steps(getattr(decl, "steps", ())):
+            if isinstance(step, s.ScheduleStep) and step.label is not None:
+                if not isinstance(step.label, s.String):
+                    return  # a label worked out when the rule runs: any may come
+                labels.add(step.label.value)
+    todo: list[Any] = list(decls)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, tuple):
+            todo.extend(node)
+        elif isinstance(node, s.Binary) and node.op in ("==", "!="):
+            for read, text in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(read, s.Call) and read.name in ("action", "last_action") and \
+                        isinstance(text, s.String) and text.value not in labels:
+                    close = difflib.get_close_matches(text.value, sorted(labels), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    known = ", ".join(sorted(labels)) or "none"
+                    scope.error(RuleTypeError, f"no action is labelled {text.value!r} (`act … "
+                                f"as \"…\"` labels: {known}){hint}", text.span)
+            todo.extend((node.left, node.right))
+        elif attrs.has(type(node)):
+            todo.extend(getattr(node, f.name) for f in attrs.fields(type(node))
+                        if f.name != "span")
+
+
 def uses_events(decl: s.ProcedureDecl) -> bool:
     """Whether a procedure schedules, cancels or raises events: its odds walk the paths."""
     return any(isinstance(st, (s.EventStep, s.CancelStep, s.RaiseStep, s.TriggerStep))
@@ -215,4 +249,4 @@ def _events(decls: Any) -> set[str]:
             if isinstance(st, s.EventStep)}
 
 
-__all__ = ["ClockEventSteps", "action_call", "uses_events"]
+__all__ = ["ClockEventSteps", "action_call", "check_labels", "uses_events"]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from .clock_events import fired
+from .clock_calls import fired
 from .combatants import Combatant, ValueType, bulky
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .clock_events import EVENT_KINDS, event_line
+from .clock_calls import EVENT_KINDS, event_line
 from .combatants import Combatant
 from .errors import RangeError
 from .limits import DEFAULT_LIMITS, Limits

@@ -422,3 +422,12 @@ def test_an_event_on_a_clock_of_rounds_happens_at_the_start_of_its_round():
     assert ran.outcome.name == "ended" and ran.outcome["rounds"] == 3
     assert [(e.kind, e.value) for e in ran.trace if e.kind in ("after", "event")] == [
         ("after", 3), ("event", 3)]
+
+
+def test_a_label_read_is_a_label_written():
+    text = LABELS.replace('if last_action(a) == none then "none"', 'if last_action(a) == "Atack" then "none"')
+    with pytest.raises(rulecraft.RulecraftError) as info:
+        rulecraft.compile(text, "labels.rules")
+    err = info.value
+    assert "no action is labelled 'Atack'" in str(err) and "did you mean 'Attack'?" in str(err)
+    assert (err.line, err.column) == (20, 41)
