@@ -291,6 +291,9 @@ def test_events_format_and_show_on_the_sheet_in_words():
     text = rulecraft.format_rules(CANCEL)
     assert "after flight as arrow:" in text and "cancel arrow" in text
     assert 'act target after f.speed as "Walk"' in text
+    assert rulecraft.format_rules(text) == text  # formatted once, it stays so
+    lanes = rulecraft.format_rules(LANES + HALF.split("\n", 4)[4])
+    assert 'act a after 1 as "Walk" on lane move' in lanes and "after 4 as half_way for a:" in lanes
     rb = rulecraft.compile(CANCEL, "v.rules")
     sheet = rulecraft.sheet(rb, format="md")
     assert "Event Arrow: after Flight" in sheet and "Arrow is cancelled" in sheet

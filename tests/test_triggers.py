@@ -197,5 +197,7 @@ def test_triggers_format_and_read_in_words_on_the_sheet():
     text = rulecraft.format_rules(RIPOSTE)
     assert 'on "Parried" by p:' in text and 'on given "Stunned" by p:' in text
     assert 'raise "Parried" for defender' in text
+    assert rulecraft.format_rules(text) == text
+    assert "on entered by mover:" in rulecraft.format_rules(BLOCK)
     sheet = rulecraft.sheet(rulecraft.compile(BLOCK, "b.rules"), format="md")
     assert "Whenever Mover enters a hex, at once (out of turn):" in sheet
