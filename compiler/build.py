@@ -16,6 +16,7 @@ from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
+from .clock_events import check_labels
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
@@ -91,6 +92,7 @@ class _Compiler:
         cells = [self.writer.cell(i, p.expr, p.given) for i, p in enumerate(self.pending)]
         procedures = self._procedures(decls)
         self._check_policies(procedures)
+        check_labels(self.scope, decls)  # labels read are labels written (clock_events.py)
         references = plan_references(self.writer, decls)
         self.fail_if_errors()
         namespace = self._execute()
@@ -470,6 +472,9 @@ class _Compiler:
                 blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
         elif isinstance(node, s.EncounterLoop):
             head = f"turn {node.var}" if node.kind == "turn" else "each round"
+            blocks = ((head, tuple(self._step(x) for x in node.body)),)
+        elif isinstance(node, (s.EventStep, s.TriggerStep)):  # steps that run later
+            head = self.writer.text(node.span).split("\n")[0].rstrip(":")
             blocks = ((head, tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.NamedStep):
             blocks = ((f"step {node.name}", tuple(self._step(x) for x in node.body)),)

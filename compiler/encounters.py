@@ -34,6 +34,8 @@ class EncounterSteps:
         """`_sched` and `now` exist from the first step of an encounter."""
         self.encounter = decl.clock[0] if decl.clock else None
         if self.encounter is None:
+            if all(p.name != "now" for p in decl.params):  # the time of the encounter calling
+                env["now"] = ("_ctx.now", NUM)
             return
         self.encounter_name = decl.name
         for param in decl.params:
@@ -70,6 +72,8 @@ class EncounterSteps:
         if step.mode in ("delay", "lengthen"):
             # An effect: the fight's schedule applies it; a run with no clock records it.
             self.line(depth, f"_ctx.{step.mode}({who}, {code})")
+        elif step.label is not None:  # `act f after T as "Walk"`: compiler/clock_events.py
+            self.labelled_act(step, env, depth, who, code)
         else:
             self.line(depth, f"_sched.act({who}, {code}, {step.mode == 'after'})")
 
@@ -126,11 +130,16 @@ class EncounterSteps:
         ending = f"{{'time': v_now, {counted!r}: {made}}}"
         if step.kind == "turn":
             self.line(inner, f"_turn = _sched.next({where}, {step.var!r}, {period})")
-            if step.every is not None:  # ticks of the clock due first: not turns, no pass used
-                self.line(inner, "while _turn is not None and _turn[0] is None:")
-                self.line(inner + 1, "v_now = _turn[1]")
-                self.steps(step.every.body, dict(env), inner + 1)
-                self.line(inner + 1, f"_turn = _sched.next({where}, {step.var!r}, {period})")
+            # Ticks of the clock and events (runtime/clock_events.py) due first: not turns.
+            self.line(inner, "while _turn is not None and _turn[0] is None:")
+            self.line(inner + 1, "v_now = _turn[1]")
+            self.line(inner + 1, "if len(_turn) == 3:")
+            self.line(inner + 2, "_sched.run_event(_turn[2])")
+            self.ends_after_event(step, env, inner + 2, where, ending)
+            if step.every is not None:  # no pass used
+                self.line(inner + 1, "else:")
+                self.steps(step.every.body, dict(env), inner + 2)
+            self.line(inner + 1, f"_turn = _sched.next({where}, {step.var!r}, {period})")
             self.line(inner, "if _turn is None:")
             self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
             self._own_name(step, env)
@@ -140,6 +149,7 @@ class EncounterSteps:
             self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")
             self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _pass + 1")
             self.line(inner, "_ctx.whole_rounds = True")
+            self.line(inner, f"_sched.run_due({where})")  # events due by this round first
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
         self.steps(step.body, env, inner)

@@ -30,6 +30,7 @@ AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "s
               "sort_descending", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
+                   "action", "last_action",
                    "hex_distance",
                    "hex_in_front", *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
@@ -650,6 +651,12 @@ class Emitter:
             if ct.kind not in ("name", "any"):
                 return self._bad(f"a condition is named (\"Stunned\"), not {ct}", node.args[1])
             return f"_ctx.{name}({who}, {cond})", (BOOL if name == "has" else NUM.or_none())
+        if name in ("action", "last_action"):  # labels of actions: compiler/clock_events.py
+            from .clock_events import action_call  # (it imports this module)
+
+            found = action_call(self, node, args)
+            if found is not None:
+                return found
         if name == "next_turn" and len(args) == 1:
             (who, wt), = args
             if wt.kind not in ("combatant", "any"):

@@ -18,6 +18,7 @@ from rulecraft.dsl.comments import strip_comments
 from rulecraft.runtime.errors import text_of
 from rulecraft.runtime.procedures import Procedure, Step
 
+from .sheet_events import event_words, without_label
 from .sheet_math import MathWriter, Piece, Rich, Vocabulary, parse, words
 
 
@@ -77,6 +78,7 @@ class _Words:
             "add": self.add, "change": self.change, "call": self.call, "outcome": self.outcome, "for": self.each,
             "repeat": self.repeat, "if": lambda text: (), "named": lambda text: (),
             "schedule": self.schedule, "condition": self.condition,
+            **event_words(self),  # events on the clock: compiler/sheet_events.py
         }
 
     def step(self, step: Step, number: str) -> StepView:
@@ -197,6 +199,9 @@ class _Words:
 
     def schedule(self, text: str) -> Rich:
         """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`."""
+        text, label = without_label(text)
+        if label:
+            return (*self.schedule(text)[:-1], *label, Piece("."))
         found = re.match(rf"(act|delay|lengthen|stop)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
                          text)
         if found is None:

@@ -38,6 +38,7 @@ from rulecraft.runtime.errors import Span
 from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
                                      Segment, Stepper)
 
+from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
 from .expressions import Env
 from .scope import Scope, cost
@@ -748,7 +749,7 @@ _PASSES = frozenset(("each", "passes", "item", "first_pass", "_pass"))
 def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:
     """Encounters, and procedures that call one: their odds walk the paths (`path_odds`), as
     the scheduler's time is not a value the states are merged on."""
-    timed = {name for name, d in found.items() if d.clock is not None}
+    timed = {name for name, d in found.items() if d.clock is not None or uses_events(d)}
     grew = True
     while grew:
         grew = False

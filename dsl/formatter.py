@@ -253,7 +253,38 @@ def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
         return [f"{pad}stop {step.party}"]
     word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by",
             "lengthen": "lengthen {} by"}[step.mode]
-    return [f"{pad}{word.format(step.party)} {expression(step.value)}"]
+    return [f"{pad}{word.format(step.party)} {expression(step.value)}{_labelled(step)}"]
+
+
+def _labelled(step: s.ScheduleStep) -> str:
+    """` as "Walk" on lane move`: an action's label and lane, as written."""
+    if step.label is None:
+        return ""
+    return f" as {expression(step.label)}" + (f" on lane {step.lane}" if step.lane else "")
+
+
+def _event_step(step: s.EventStep, pad: str, depth: int) -> list[str]:
+    party = f" for {step.party}" if step.party else ""
+    return [f"{pad}after {expression(step.after)} as {step.name}{party}:"] + \
+        _steps(step.body, depth + 1)
+
+
+def _cancel_step(step: s.CancelStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}cancel {step.target}"]
+
+
+def _raise_step(step: s.RaiseStep, pad: str, depth: int) -> list[str]:
+    return [f'{pad}raise "{step.event}" for {step.party}']
+
+
+def _trigger_step(step: s.TriggerStep, pad: str, depth: int) -> list[str]:
+    if step.kind == "changed":
+        event = "entered" if step.what == "at" else f"changed {step.what}"
+    elif step.kind == "given":
+        event = f"given {expression(step.what)}"
+    else:
+        event = f'"{step.what}"'
+    return [f"{pad}on {event} by {step.party}:"] + _steps(step.body, depth + 1)
 
 
 def _condition_step(step: s.ConditionStep, pad: str, depth: int) -> list[str]:
@@ -280,7 +311,8 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.ChangeStep: _change_step, s.IfStep: _if_step, s.OutcomeStep: _outcome_step,
     s.CallStep: _call_step, s.ForStep: _for_step, s.RepeatStep: _repeat_step,
     s.NamedStep: _named_step, s.ScheduleStep: _schedule_step, s.EncounterLoop: _encounter_loop,
-    s.ConditionStep: _condition_step,
+    s.ConditionStep: _condition_step, s.EventStep: _event_step, s.CancelStep: _cancel_step,
+    s.RaiseStep: _raise_step, s.TriggerStep: _trigger_step,
 }
 
 

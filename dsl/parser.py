@@ -403,6 +403,52 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.ConditionStep("end", str(c[0]), c[1], None, span, self._claim(span))
 
+    # -- events on the clock and triggers (issue 15) ---------------------------------------------
+    def act_at_labelled(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._labelled("at", meta, c)
+
+    def act_after_labelled(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._labelled("after", meta, c)
+
+    def _labelled(self, mode: str, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        span = self._span(meta)
+        label, lane = c[2]
+        return s.ScheduleStep(mode, str(c[0]), c[1], span, self._claim(span), label,
+                              None if lane is None else str(lane))
+
+    def action_label(self, meta: Any, c: list[Any]) -> tuple[Any, Any]:
+        return c[0], c[1]
+
+    def event_step(self, meta: Any, c: list[Any]) -> s.EventStep:
+        span = self._span(meta)
+        return s.EventStep(c[0], str(c[1]), None if c[2] is None else str(c[2]), c[3], span,
+                           self._claim(span))
+
+    def cancel_step(self, meta: Any, c: list[Any]) -> s.CancelStep:
+        span = self._span(meta)
+        return s.CancelStep(str(c[0]), span, self._claim(span))
+
+    def raise_step(self, meta: Any, c: list[Any]) -> s.RaiseStep:
+        span = self._span(meta)
+        return s.RaiseStep(_unquote(c[0]) or "", str(c[1]), span, self._claim(span))
+
+    def trigger_step(self, meta: Any, c: list[Any]) -> s.TriggerStep:
+        span = self._span(meta)
+        kind, what = c[0]
+        return s.TriggerStep(kind, what, str(c[1]), c[2], span, self._claim(span))
+
+    def on_changed(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return "changed", str(c[0])
+
+    def on_entered(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return "changed", "at"  # a party's position: the state `at`
+
+    def on_given(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return "given", c[0]
+
+    def on_raised(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return "raised", _unquote(c[0])
+
     def named_step(self, meta: Any, c: list[Any]) -> s.NamedStep:
         span = self._span(meta)
         return s.NamedStep(str(c[0]), c[1], span, self._claim(span))

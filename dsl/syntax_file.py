@@ -269,6 +269,8 @@ class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, st
     value: Expr | None
     span: Span
     comments: tuple[str, ...] = ()
+    label: Expr | None = None  # `act f after 8 as "Walk"`: what the action is, read by action(f)
+    lane: str | None = None  # `… on lane move`: a second thing under way, beside the main one
 
 
 @attrs.frozen
@@ -311,13 +313,48 @@ class NamedStep:  # named_step: `step NAME:` and its steps, a place a house rule
     comments: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class EventStep:  # event_step: `after T as NAME [for PARTY]:` an event on the encounter's clock
+    after: Expr  # how long from now
+    name: str
+    party: str | None  # the party whose action it is part of: cancelled with it
+    body: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class CancelStep:  # cancel_step: `cancel NAME` (an event) or `cancel PARTY` (what it has under way)
+    target: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RaiseStep:  # raise_step: `raise "Parried" for defender`, an event rules may fire on
+    event: str
+    party: str
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class TriggerStep:  # trigger_step: `on EVENT by NAME:` steps run when a party's event happens
+    kind: str  # "changed" (a state field), "given" (a condition), "raised" (by a step)
+    what: Any  # the field's name, the condition (an expression, or None: any), the event's name
+    party: str  # the name the party whose event it is takes in the steps
+    body: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
 def blocks(step: Any) -> list[tuple[Any, ...]]:
     """The blocks of steps nested in a step (an `if`'s branches, a loop's body, a named step)."""
     if isinstance(step, IfStep):
         return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
     if isinstance(step, EncounterLoop):
         return [step.body] + ([step.every.body] if step.every else [])
-    if isinstance(step, (ForStep, NamedStep)):
+    if isinstance(step, (ForStep, NamedStep, EventStep, TriggerStep)):
         return [step.body]
     if isinstance(step, RepeatStep):
         return [step.body] + ([step.at_cap] if step.at_cap else [])
@@ -472,3 +509,4 @@ __all__ = [
     "all_steps", "ExtendsDecl", "ReplaceDecl", "RemoveDecl", "TableEdit", "StepRef", "StepEdit",
     "FieldEdit", "AmendDecl", "ReferenceLine", "ReferenceDecl", "Declaration", "File",
 ]
+__all__ += ["EventStep", "CancelStep", "RaiseStep", "TriggerStep"]

@@ -163,7 +163,19 @@ def _procedure(rb: Rulebook, p: Procedure) -> dict[str, Any]:
     scope = compiled[0] if compiled is not None else None
     return {"name": p.name, "title": p.title, "params": [_param(x) for x in p.params],
             "choices": _choices(scope, p), "outcomes": _outcomes(scope, p),
-            "line": _line(p.span)}
+            "events": _events(p.steps), "line": _line(p.span)}
+
+
+def _events(steps: Any) -> list[dict[str, Any]]:
+    """The events a procedure schedules, raises or fires on (runtime/clock_events.py)."""
+    found = []
+    for step in steps:
+        if step.kind in ("event", "trigger", "raise"):
+            found.append({"kind": step.kind, "text": step.text.rstrip(":"),
+                          "line": _line(step.span)})
+        for _, block in step.blocks:
+            found += _events(block)
+    return found
 
 
 def _step(step: Step) -> dict[str, Any]:

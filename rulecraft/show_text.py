@@ -93,6 +93,8 @@ def _procedure_lines(p: dict[str, Any], pad: str, typed: bool = False) -> list[s
             tail += f", in {c['procedure']}"
         by = f" by {c['by']}" if c["by"] else ""
         out += _packed(f"{pad}choose {c['name']}{by}: ", options, " | ", tail)
+    for e in p.get("events", ()):  # events on the clock, triggers, events raised
+        out.append(f"{pad}{e['text']} (line {e['line']})")
     for o in p["outcomes"]:
         fields = [f["name"] + (f": {f['type']}" if typed and f["type"] else "")
                   for f in o["fields"]]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from .clock_calls import fired
 from .combatants import Combatant, ValueType, bulky
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
@@ -144,6 +145,8 @@ class RunContext:
         self.conditions.setdefault(id(who), {})[condition] = until
         shown = "until ended" if until is None else f"until {display(until)}"
         self.trace.append(("give", party, condition, span, (shown, who)))
+        if self.schedule is not None:  # `on given CONDITION by p:` rules fire
+            fired(self, span, "given", condition, who)
 
     def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
         """`end f "Stunned"`: traced when it ends something (ending what is not held is no
@@ -227,6 +230,8 @@ class RunContext:
             memo[op] = known
         # The trace names the target as `party.field[key]` when it is read (results._entry).
         self.trace.append(("change", (party, field, index), now, span, mode))
+        if self.schedule is not None:  # `on changed FIELD by p:` rules fire
+            fired(self, span, "changed", field, who)
 
     def _changed(self, span: Span, party: str, who: Combatant, field: str,
                  index: tuple[Any, ...], value: Any, mode: str) -> Combatant:

@@ -35,7 +35,7 @@ from typing import Any
 from .combatants import Combatant
 from .context import Finished, RunContext
 from .dice import Counts, _Table
-from .encounters import Schedule
+from .clock_events import Clock
 from .errors import ARITHMETIC, RulecraftError, Span
 from .exact import TooLarge, add_weight
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
@@ -287,7 +287,9 @@ class FightOdds:
         def play(path: list[int]) -> tuple[PassDice, FightContext, Outcome]:
             source = PassDice((), path, self.table, seen=seen)
             sub = FightContext(self, source, None)
-            entry.put(self.handles, sub, Schedule(sub, clock))
+            sched = Clock(sub, clock)
+            entry.put(self.handles, sub, sched)
+            sched.sealed = True  # events inside a call: walk the fight's paths instead
             sub.now, sub.whole_rounds = now, whole_rounds
             outcome = RunContext.call(sub, span, "", procedure, fn, args)
             self.spent(sub)
@@ -385,7 +387,7 @@ def _reads_time(fn: Callable[..., Any]) -> bool:
         codes = [fn.__code__]
         while codes:
             code = codes.pop()
-            if "next_turn" in code.co_names:
+            if "next_turn" in code.co_names or "now" in code.co_names:
                 return True
             for name in code.co_names:
                 callee = fn.__globals__.get(name) if name.startswith("p_") else None

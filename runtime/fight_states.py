@@ -98,7 +98,8 @@ class Keys:
                frozenset((place(k), v) for k, v in sched.carried.items()),
                frozenset(map(place, sched.stopped)), sched.now, sched.turns, sched.last_tick,
                frozenset((place(k), frozenset(v.items())) for k, v in conditions.items()),
-               frozenset(ctx.scripted.items()) if ctx.scripted else None)
+               frozenset(ctx.scripted.items()) if ctx.scripted else None,
+               _events_key(sched, place, self.value))
         return key, conditions
 
     def situation(self, ctx: Any, args: tuple[Any, ...], shift: Any
@@ -120,7 +121,8 @@ class Keys:
                              ) if held else None
             turn = turns.get(id(party))
             parts.append((self.party(party), None if turn is None else turn[0] - shift,
-                          sched.carried.get(id(party), MISSING), live))
+                          sched.carried.get(id(party), MISSING), live,
+                          _labels(sched, id(party))))
         key = (args_key, tuple(parts), sched.now - shift, now - shift, ctx.whole_rounds,
                frozenset(ctx.scripted.items()) if ctx.scripted else None)
         return key, reach
@@ -172,7 +174,7 @@ class Board:
     """The board as a run left it, to put another run into."""
 
     __slots__ = ("figures", "turns", "carried", "stopped", "times", "conditions", "scripted",
-                 "passes")
+                 "passes", "events")
 
     def __init__(self, handles: Sequence[Combatant], ctx: Any, sched: Any,
                  conditions: dict[int, dict[Any, Any]]) -> None:
@@ -183,6 +185,8 @@ class Board:
         self.times = (sched.now, sched.turns, sched.last_tick)
         self.conditions = conditions
         self.scripted, self.passes = dict(ctx.scripted), ctx.passes_made
+        # Events, lanes and labels (runtime/clock_events.py), with their tie order.
+        self.events = sched.save() if hasattr(sched, "save") else None
 
     def put(self, handles: Sequence[Combatant], ctx: Any, sched: Any) -> None:
         """Put a run (its handles, its context and its schedule) into this board."""
@@ -196,6 +200,8 @@ class Board:
         ctx.schedule = sched
         ctx.conditions = {k: dict(v) for k, v in self.conditions.items()}
         ctx.scripted, ctx.passes_made = dict(self.scripted), self.passes
+        if self.events is not None:
+            sched.restore(self.events)
 
 
 class Snapshot:
@@ -285,6 +291,18 @@ def running(held: dict[Any, Any], now: Any, whole_rounds: bool) -> dict[Any, Any
     round clock, one given until this round lasts through it."""
     return {c: until for c, until in held.items()
             if until is None or until > now or (whole_rounds and until == now)}
+
+
+def _events_key(sched: Any, place: Any, value: Any) -> Any:
+    """The events, lanes and labels of a clock that has them (runtime/clock_events.py)."""
+    key = getattr(sched, "key", None)
+    return None if key is None else key(place, value)
+
+
+def _labels(sched: Any, party: int) -> Any:
+    """The labels of a party's actions a call may read (`action(f)`, `last_action(f)`)."""
+    labels = getattr(sched, "labels", None)
+    return None if labels is None else (labels.get(party), sched.last.get(party))
 
 
 def _time_and_order(turn: tuple[Any, int, Any]) -> tuple[Any, int]:

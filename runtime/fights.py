@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .clock_calls import EVENT_KINDS, event_line
 from .combatants import Combatant
 from .errors import RangeError
 from .limits import DEFAULT_LIMITS, Limits
@@ -177,7 +178,7 @@ def _events(result: Result) -> list[dict[str, Any]]:
     turn: Any = None
     call: dict[str, Any] | None = None
     for entry in result.trace:
-        if entry.kind in ("turn", "tick"):  # detail: "at 12 tenths"
+        if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
         if entry.depth == 0 and isinstance(entry.value, Combatant):
@@ -259,6 +260,8 @@ class _News:
             return f"{party} takes no more turns"
         if kind == "tick":
             return f"the clock ticks (every {display(value)})"
+        if kind in EVENT_KINDS:  # events on the clock: runtime/clock_events.py
+            return event_line(kind, event["name"], value, str(event["detail"]), party)
         if kind in ("let", "choose", "roll"):
             if isinstance(value, Combatant) or kind == "let" and (
                     event["name"] not in self.state or self.last.get(event["name"], _NEW) == value):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from . import values
+from . import clock_calls, values
 from .combatants import Combatant, check_value
 from .dice import Dice, dice
 from .encounters import Schedule, hex_distance, hex_in_front
@@ -335,6 +335,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_ARITHMETIC": ARITHMETIC,
         "_MISSING": MISSING,
         "_public": values.to_public,
+        **clock_calls.HELPERS,  # the encounter's clock with events, lanes and triggers
     }
 
 

@@ -48,6 +48,8 @@ class Limits:
     # (runtime/work.py); a unit is about an aggregate's item (~0.3 µs), so the default is about
     # two seconds; a Ringing Steel duel takes about 20,000
     work: int = attrs.field(default=6_000_000, validator=_positive)
+    # rules firing on events (`on EVENT by p:`) that fire each other in a row, as calls nest
+    trigger_chain: int = attrs.field(default=20, validator=_positive)
     # a run's trace keeps its newest entries within this, a list held counting its items
     trace_entries: int = attrs.field(default=200_000, validator=_positive)
     # -- exact odds --------------------------------------------------------------------------
