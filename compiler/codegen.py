@@ -18,7 +18,7 @@ from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
 from .scope import Scope, cost
-from .types import ANY, INT, NUM, T, accepts, join
+from .types import ANY, INT, NUM, T, accepts, is_collection, join
 
 
 class Writer(EncounterSteps):
@@ -153,6 +153,7 @@ class Writer(EncounterSteps):
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> list[str]:
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        self.param_names = frozenset(name for name, _ in params)
         self.choices: list[str] = []
         self.unset = set()
         self.loops = 0
@@ -291,6 +292,10 @@ class Writer(EncounterSteps):
         else:
             code, ot = self.expr(options, env)
             item = ot.item if ot.kind == "list" and ot.item else ANY
+            if not is_collection(ot):
+                hidden = self.scope.hides(options, env, self.param_names)
+                self.scope.error(RuleTypeError, "choose … from needs a list, a map, a range or "
+                                 f"an enum, not {ot}{hidden}", options.span)
         default, dt = self.expr(step.default, env)
         if isinstance(options, s.ListLit) and isinstance(step.default, s.String) and all(
                 isinstance(o, s.String) for o in options.items) and \

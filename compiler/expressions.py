@@ -120,7 +120,7 @@ class Emitter:
         code, t = self.expr(node, env)
         if not is_collection(t):
             self._bad(f"{what} a list or a map (or a range such as 1..6, an enum, a table), "
-                      f"not {t}", node)
+                      f"not {t}{self.scope.hides(node, env)}", node)
             return "()", ANY
         code = self.cast(code, t, "collection", node)
         t = t.sure()
@@ -475,8 +475,10 @@ class Emitter:
             return None
         for key_node, (_, kt), wanted in zip(node.keys, keys, info.key_types):
             if not accepts(wanted, kt):
-                self.scope.error(RuleTypeError, f"table {name} needs {wanted} here, not {kt}",
-                                 key_node.span)
+                own = wanted.domain is not None and wanted.domain.name.endswith(f" of {name}")
+                hint = f" (its rows are a type of their own: `{name}`)" if own else ""
+                self.scope.error(RuleTypeError, f"table {name} needs {wanted} here, not {kt}"
+                                 f"{hint}", key_node.span)
             self.check_member(key_node, kt, wanted)
         return _Lookup(code, tuple(k for k, _ in keys), info, self._givens(node, info, env),
                        self._row(node, info))
