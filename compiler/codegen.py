@@ -18,7 +18,7 @@ from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
 from .scope import Scope, cost
-from .types import ANY, INT, NUM, T, accepts, is_collection, join
+from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
 class Writer(EncounterSteps):
@@ -410,7 +410,10 @@ class Writer(EncounterSteps):
             elif wanted is not None and not accepts(wanted, vt):
                 self.scope.error(RuleTypeError, f"{target.field} holds {wanted}, not {vt}",
                                  step.value.span)
-            if wanted is not None:
+            if wanted is not None and vt == CLOCK and wanted.kind == "int":
+                value = self.emit.whole_time(value, step.value,
+                                             f"{target.field} holds a whole number")
+            elif wanted is not None:
                 self.emit.check_member(step.value, vt, wanted)
                 value = self.emit.cast(value, vt, wanted.kind, step.value)
         index = "(" + "".join(k + ", " for k, _ in keys) + ")"

@@ -16,7 +16,7 @@ from rulecraft.runtime.values import field_name
 from .cells import number, parse_dice, snake
 from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
-from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
+from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
                     is_collection, is_number, join)
 
 Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
@@ -85,9 +85,17 @@ class Emitter:
         """`code` checked when the rule runs if its type is known only then (`any`), or if it
         may be none (a blank cell) where the value itself is needed."""
         code, t = self.present(code, t, node)
+        if t == CLOCK and kind == "int":
+            return self.whole_time(code, node, "this needs a whole number")
         if t.kind != "any" or kind not in RUNTIME_KINDS:
             return code
         return f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
+
+    def whole_time(self, code: str, node: s.Expr, what: str) -> str:
+        """The clock's time where a whole number is wanted: as it is when it is whole, an error
+        naming `what` and the time when it is not."""
+        label = repr(self.scope.text(node.span))
+        return f"_whole_time({code}, {self.scope.span_ref(node.span)}, {what!r}, {label})"
 
     def present(self, code: str, t: T, node: s.Expr) -> tuple[str, T]:
         """A value that may be none, checked not to be where the rule needs the value itself."""
@@ -266,6 +274,8 @@ class Emitter:
         # A number known only at run time stays `any`: whether it is whole is checked where it
         # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
+        if op in ("+", "-") and CLOCK in (lt, rt) and {lt, rt} <= {CLOCK, INT}:
+            result = CLOCK  # `now + 1`: a time, whole when the clock's are
         digits = self.scope.limits.number_digits
         if op == "*" and result != NUM:  # whole numbers: their digits are bounded
             return f"_mul({left}, {right}, {self.scope.span_ref(node.span)}, {digits})", result

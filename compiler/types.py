@@ -85,6 +85,9 @@ DICE = T("dice")
 NONE = T("none")
 ANY = T("any")
 NOTHING = T("nothing")
+# The time of an encounter, `now`: a number of the clock's unit, whole when the clock's times
+# are. An integer may take it (or `now + 1`): whether it is whole is checked when the rule runs.
+CLOCK = T("num", ref="clock")
 CELL = T("cell")  # an `= …` table cell: a value a rule cannot read until given its figures
 
 
@@ -143,6 +146,8 @@ def accepts(wanted: T, got: T) -> bool:
         return True
     if wanted.kind == "num":
         return got.kind in ("int", "num")
+    if wanted.kind == "int" and got == CLOCK:
+        return True
     if wanted.kind == "dice":
         return got.kind in ("dice", "int", "num", "none")
     if wanted.kind == "name":

@@ -114,6 +114,7 @@ def test_a_lookup_with_the_other_tables_names_is_an_error():
 
 LAST_SEEN = """combatant fighter:
   hp: integer
+  state moves: integer = 0
   state last_seen: integer = 0
 encounter watch(a: fighter, b: fighter, pace: number = 1):
   clock rounds "rounds"
@@ -121,7 +122,7 @@ encounter watch(a: fighter, b: fighter, pace: number = 1):
   act b at 0
   turn f:
     set f.last_seen = now
-    add 1 to f.hp
+    add 1 to f.moves
     act f after pace
   ends when now >= 3
   at most 10 turns
@@ -133,7 +134,8 @@ def test_now_goes_into_an_integer_state_when_the_clocks_times_are_whole():
     rb = book(LAST_SEEN)
     a, b = rb.combatant(hp=1), rb.combatant(hp=1)
     result = rb.procedures["watch"].run(a=a, b=b, dice=[])
-    assert result.outcome == "ended" and a.last_seen == 3 and type(a.last_seen) is int
+    seen = result.combatants["a"].last_seen
+    assert result.outcome == "ended" and seen == 3 and type(seen) is int
     assert rb.procedures["watch"].odds(by="time", a=rb.combatant(hp=1),
                                        b=rb.combatant(hp=1)) == {3: 1}
 
@@ -144,7 +146,7 @@ def test_a_time_that_is_truly_fractional_is_an_error_where_it_is_set():
         rb.procedures["watch"].run(a=rb.combatant(hp=1), b=rb.combatant(hp=1),
                                    pace=Decimal("1.5"), dice=[])
     err = info.value
-    assert (err.line, err.column) == at(LAST_SEEN, 10, "now")
+    assert (err.line, err.column) == at(LAST_SEEN, 11, "now")
     assert "last_seen holds a whole number" in err.message and "1.5" in err.message
 
 
@@ -152,14 +154,14 @@ def test_now_plus_a_whole_number_is_whole_too():
     text = LAST_SEEN.replace("= now\n", "= now + 1\n")
     rb = book(text)
     a = rb.combatant(hp=1)
-    rb.procedures["watch"].run(a=a, b=rb.combatant(hp=1), dice=[])
-    assert a.last_seen == 4
+    result = rb.procedures["watch"].run(a=a, b=rb.combatant(hp=1), dice=[])
+    assert result.combatants["a"].last_seen == 4
 
 
 def test_a_fraction_of_now_is_still_refused_when_compiling():
     text = LAST_SEEN.replace("= now\n", "= now / 2\n")
     err = only(errors(text))
-    assert (err.line, err.column) == at(text, 10, "now / 2")
+    assert (err.line, err.column) == at(text, 11, "now / 2")
     assert "last_seen holds a whole number, not a number" in err.message
 
 
