@@ -104,6 +104,27 @@ class Emitter:
         label = repr(self.scope.text(node.span))
         return f"_present({code}, {self.scope.span_ref(node.span)}, {label})", t.sure()
 
+    def _needs_numbers(self, message: str, t: T, node: Any) -> tuple[str, T]:
+        """A value that is not a number where numbers are needed: an error there, or, when it
+        comes from a column of words with numbers among them, at the column's first word,
+        naming the words (the cells that disagree) and the rule that reads them."""
+        mixed = t.mixed
+        if mixed is None or not mixed.words:
+            return self._bad(message, node)
+        shown = mixed.words[:10]
+        words = ", ".join(f"{text!r} (line {span.line})" for text, span in shown)
+        if len(mixed.words) > len(shown):
+            words += f" and {len(mixed.words) - len(shown)} more"
+        plural = len(mixed.words) > 1
+        numbers = f"{mixed.numbers} cell{'s are' if mixed.numbers > 1 else ' is'} numbers"
+        self.scope.error(RuleTypeError, (
+            f"column {mixed.column} of table {mixed.table} holds words and numbers: {words} "
+            f"{'are words' if plural else 'is a word'} where {numbers}, and the rule at line "
+            f"{node.span.line} reads the column as a number ({message}): write "
+            f"{'numbers in these cells' if plural else 'a number in this cell'}, or leave "
+            f"{'them' if plural else 'it'} blank"), mixed.words[0][1])
+        return "None", ANY
+
     def _bad(self, message: str, node: Any) -> tuple[str, T]:
         self.scope.error(RuleTypeError, message, node.span)
         return "None", ANY
@@ -245,7 +266,8 @@ class Emitter:
             return f"({left} {op} {right})", BOOL
         if op in ("<", "<=", ">", ">="):
             if not (is_number(lt) and is_number(rt)):
-                return self._bad(f"cannot compare {lt} with {rt} using {op}", node)
+                return self._needs_numbers(f"cannot compare {lt} with {rt} using {op}",
+                                           lt if not is_number(lt) else rt, node)
             left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num",
                                                                              node.right)
             return f"({left} {op} {right})", BOOL
@@ -259,9 +281,11 @@ class Emitter:
         if op == "+" and lt.sure().kind == "list" and rt.sure().kind == "list":
             return self._joined_lists(node, left, lt, right, rt)
         if not is_number(lt):
-            return self._bad(f"{op} needs numbers, but the left side is {lt}", node.left)
+            return self._needs_numbers(f"{op} needs numbers, but the left side is {lt}", lt,
+                                       node.left)
         if not is_number(rt):
-            return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
+            return self._needs_numbers(f"{op} needs numbers, but the right side is {rt}", rt,
+                                       node.right)
         left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
         lt, rt = lt.sure(), rt.sure()
         if op == "/":

@@ -240,7 +240,7 @@ class TableBuilder:
                 field: str) -> tuple[T, list[Any]]:
         """One column's type and values: as declared, or as most of its cells print."""
         if reader is None:
-            return self.types.infer(raw, label, field)
+            return self.types.infer(raw, label, field, self.decl.name)
         context = label if self.decl.cell_type is None else None
         values = [self.types.read(reader, text, span, context) if kind == "typed" else value
                   for kind, value, text, span in raw]
