@@ -116,7 +116,8 @@ class Emitter:
         if len(mixed.words) > len(shown):
             words += f" and {len(mixed.words) - len(shown)} more"
         plural = len(mixed.words) > 1
-        numbers = f"{mixed.numbers} cell{'s are' if mixed.numbers > 1 else ' is'} numbers"
+        numbers = (f"{mixed.numbers} cells are numbers" if mixed.numbers > 1
+                   else "1 cell is a number")
         self.scope.error(RuleTypeError, (
             f"column {mixed.column} of table {mixed.table} holds words and numbers: {words} "
             f"{'are words' if plural else 'is a word'} where {numbers}, and the rule at line "
