@@ -360,8 +360,14 @@ class _Merge:
             at, where = named[edit.name], f"outcome {edit.name}"
         fields = specs[at].fields
         for value in edit.fields:
-            if value in fields:
-                self.error(RulecraftError, f"{where} of procedure {proc.name} already carries "
+            # where the value is already carried: by every outcome, or by this one (or, for
+            # every outcome, by any one)
+            carried = [spec for spec in specs if value in spec.fields and (
+                spec.name is None or edit.name is None or spec.name == edit.name)]
+            if carried or value in fields:
+                who = (f"outcome {carried[0].name}" if carried and carried[0].name is not None
+                       else "every outcome" if carried else where)
+                self.error(RulecraftError, f"{who} of procedure {proc.name} already carries "
                            f"{value}", edit.span)
                 continue
             fields += (value,)
