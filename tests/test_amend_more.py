@@ -225,3 +225,36 @@ def test_a_parameter_changed_so_a_base_call_no_longer_fits_is_reported_at_the_ca
     assert all(e.filename.endswith("base.rules") for e in found)
     assert line_of(base, "swing(attacker, 5)")[0] in [e.line for e in found]  # the call
     assert line_of(base, "attacker.skill + bonus - r")[0] in [e.line for e in found]  # a use
+
+
+# -- the language reference's example, over Ringing Steel ------------------------------------------
+
+SWORDSMAN = dict(strength=12, dexterity=12, constitution=11, willpower=10,
+                 training={"Sword": 5}, weapon="Sword", armour="Standard")
+SPEARMAN = dict(strength=13, dexterity=11, constitution=12, willpower=9,
+                training={"Spear": 6}, weapon="Spear", armour="Light")
+
+
+def test_the_reference_example_over_ringing_steel(tmp_path):
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
+    block = next(b for b in re.findall(r"```\n(.*?)```", text, re.S)
+                 if "rulebook rs_reach" in b)
+    path = tmp_path / "rs_reach.rules"
+    path.write_text(block, encoding="utf-8")
+    rb = rulecraft.load(path)
+    attack = rb.procedures["melee_attack"]
+
+    def fighters() -> dict:
+        return dict(attacker=rb.combatant(**SWORDSMAN), defender=rb.combatant(**SPEARMAN),
+                    defence="Passive Dodge")
+
+    missed = attack.run(**fighters(), dice=[2])
+    assert missed.outcome == "missed" and missed.outcome.margin == 1
+    assert attack.run(**fighters(), reach=1, dice=[2, 5]).outcome == "hit"
+    assert attack.odds(**fighters())["missed"] == Fraction(1, 20)
+    assert "missed" not in attack.odds(**fighters(), reach=3)
+    with pytest.raises(rulecraft.RulecraftError, match="attack_bonus"):
+        attack.run(**fighters(), attack_bonus=21, dice=[2])
+    assert attack.run(**fighters(), attack_bonus=20, dice=[2, 5]).outcome == "hit"
