@@ -16,8 +16,8 @@ from rulecraft.runtime.values import field_name
 from .cells import number, parse_dice, snake
 from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
-from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
-                    is_collection, is_number, join)
+from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
+                    accepts, is_collection, is_number, join)
 
 Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
 

@@ -258,3 +258,15 @@ def test_the_reference_example_over_ringing_steel(tmp_path):
     with pytest.raises(rulecraft.RulecraftError, match="attack_bonus"):
         attack.run(**fighters(), attack_bonus=21, dice=[2])
     assert attack.run(**fighters(), attack_bonus=20, dice=[2, 5]).outcome == "hit"
+
+
+def test_seeded_runs_and_a_bad_amendment_on_the_command_line(tmp_path):
+    rb = rulecraft.load(files(tmp_path, HOUSE))
+    seen = {rb.procedures["swing"].run(attacker=rb.combatant(skill=2), seed=seed).outcome.name
+            for seed in range(40)}
+    assert seen == {"hit", "miss", "fumble"}
+    bad = files(tmp_path, HOUSE.replace("add margin to outcome miss", "add margin to outcome mis"))
+    result = CliRunner().invoke(cli, ["check", str(bad)])
+    assert result.exit_code == 1
+    assert "procedure swing has no outcome 'mis'; did you mean 'miss'?" in result.output
+    assert "Traceback" not in result.output

@@ -199,3 +199,21 @@ def test_a_column_of_words_read_as_words_is_no_error():
     rb = book(MIXED.replace("weapons[w].reach * 2", "weapons[w].reach"))
     assert rb.formulas["hit"](w="Club") == "long"
     assert rb.formulas["hit"](w="Sword") == "2"
+
+
+def test_now_in_a_seeded_run_and_the_fractional_clock_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+
+    rb = book(LAST_SEEN)
+    result = rb.procedures["watch"].run(a=rb.combatant(hp=1), b=rb.combatant(hp=1), seed=3)
+    assert result.combatants["b"].last_seen == 3
+    path = tmp_path / "t.rules"
+    path.write_text(HEAD + LAST_SEEN, encoding="utf-8")
+    (tmp_path / "f.json").write_text('{"hp": 1}', encoding="utf-8")
+    fighter = f"@{tmp_path / 'f.json'}"
+    out = CliRunner().invoke(cli, ["run", str(path), "watch", f"a={fighter}", f"b={fighter}",
+                                   "pace=0.5", "--seed", "1"])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert "last_seen holds a whole number, but now is the number 0.5 here" in out.output
