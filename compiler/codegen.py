@@ -19,7 +19,7 @@ from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
 from .scope import Scope, cost
-from .types import ANY, INT, NUM, T, accepts, join
+from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
 class Writer(EncounterSteps, ClockEventSteps):
@@ -155,6 +155,7 @@ class Writer(EncounterSteps, ClockEventSteps):
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> list[str]:
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        self.param_names = frozenset(name for name, _ in params)
         self.choices: list[str] = []
         self.unset = set()
         self.loops = 0
@@ -293,6 +294,10 @@ class Writer(EncounterSteps, ClockEventSteps):
         else:
             code, ot = self.expr(options, env)
             item = ot.item if ot.kind == "list" and ot.item else ANY
+            if not is_collection(ot):
+                hidden = self.scope.hides(options, env, self.param_names)
+                self.scope.error(RuleTypeError, "choose … from needs a list, a map, a range or "
+                                 f"an enum, not {ot}{hidden}", options.span)
         default, dt = self.expr(step.default, env)
         if isinstance(options, s.ListLit) and isinstance(step.default, s.String) and all(
                 isinstance(o, s.String) for o in options.items) and \
@@ -407,7 +412,10 @@ class Writer(EncounterSteps, ClockEventSteps):
             elif wanted is not None and not accepts(wanted, vt):
                 self.scope.error(RuleTypeError, f"{target.field} holds {wanted}, not {vt}",
                                  step.value.span)
-            if wanted is not None:
+            if wanted is not None and vt == CLOCK and wanted.kind == "int":
+                value = self.emit.whole_time(value, step.value,
+                                             f"{target.field} holds a whole number")
+            elif wanted is not None:
                 self.emit.check_member(step.value, vt, wanted)
                 value = self.emit.cast(value, vt, wanted.kind, step.value)
         index = "(" + "".join(k + ", " for k, _ in keys) + ")"

@@ -16,7 +16,7 @@ from rulecraft.runtime.tables import Record
 from . import cells
 from .cells import Notation
 from .scope import Scope
-from .types import ANY, CELL, DICE, INT, NUM, T, Domain
+from .types import ANY, CELL, DICE, INT, NUM, Mixed, T, Domain
 
 BAD = object()  # what a reader returns for a cell that is not of its kind
 BUILTIN = ("integer", "number", "dice", "name")
@@ -162,9 +162,12 @@ class CellTypes:
         return None
 
     # -- a column nothing declares -----------------------------------------------------------
-    def infer(self, raw: list[RawCell], label: str, field: str) -> tuple[T, list[Any]]:
+    def infer(self, raw: list[RawCell], label: str, field: str,
+              table: str = "") -> tuple[T, list[Any]]:
         """The kind most of the column's printed cells have (a tie goes to words, then dice),
-        and each cell as that kind; a cell of another kind is an error at that cell."""
+        and each cell as that kind; a cell of another kind is an error at that cell. Words
+        with numbers among them keep which cells are words (`T.mixed`), for a rule that reads
+        the column as a number."""
         counts = Counter(_CATEGORY[kind] for kind, *_ in raw if kind in _CATEGORY)
         if not counts:
             return (CELL if any(k == "expr" for k, *_ in raw) else ANY), [v for _, v, _, _ in raw]
@@ -175,6 +178,9 @@ class CellTypes:
         if "expr" in kinds:
             return CELL, values
         t = self._type(column, kinds)
+        if column == "name" and counts["numeric"]:
+            words = tuple((text, span) for kind, _, text, span in raw if kind == "name")
+            t = attrs.evolve(t, mixed=Mixed(table, label, words, counts["numeric"]))
         return (t.or_none() if "blank" in kinds else t), values
 
     def _as(self, column: str, kind: str, value: Any, text: str, span: Span, label: str,

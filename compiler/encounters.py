@@ -18,7 +18,7 @@ from rulecraft.runtime.errors import RuleTypeError
 
 from .expressions import Env
 from .scope import cost
-from .types import INT, NUM, T, is_number
+from .types import CLOCK, INT, NUM, T, is_number
 
 # The outcomes every encounter can end in, and what each carries.
 ENDINGS = ("ended", "capped", "idle")
@@ -44,7 +44,7 @@ class EncounterSteps:
                                  "needs a name of its own", param.span)
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
-        env["now"] = ("v_now", NUM)
+        env["now"] = ("v_now", CLOCK)
 
     def visit_ScheduleStep(self: Any, step: s.ScheduleStep, env: Env, depth: int) -> None:
         party = env.get(step.party)

@@ -16,8 +16,8 @@ from rulecraft.runtime.values import field_name
 from .cells import number, parse_dice, snake
 from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
-from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
-                    is_collection, is_number, join)
+from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
+                    accepts, is_collection, is_number, join)
 
 Env = dict[str, tuple[str, T]]  # rule name -> (Python code that reads it, its type)
 
@@ -86,9 +86,17 @@ class Emitter:
         """`code` checked when the rule runs if its type is known only then (`any`), or if it
         may be none (a blank cell) where the value itself is needed."""
         code, t = self.present(code, t, node)
+        if t == CLOCK and kind == "int":
+            return self.whole_time(code, node, "this needs a whole number")
         if t.kind != "any" or kind not in RUNTIME_KINDS:
             return code
         return f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
+
+    def whole_time(self, code: str, node: s.Expr, what: str) -> str:
+        """The clock's time where a whole number is wanted: as it is when it is whole, an error
+        naming `what` and the time when it is not."""
+        label = repr(self.scope.text(node.span))
+        return f"_whole_time({code}, {self.scope.span_ref(node.span)}, {what!r}, {label})"
 
     def present(self, code: str, t: T, node: s.Expr) -> tuple[str, T]:
         """A value that may be none, checked not to be where the rule needs the value itself."""
@@ -96,6 +104,28 @@ class Emitter:
             return code, t
         label = repr(self.scope.text(node.span))
         return f"_present({code}, {self.scope.span_ref(node.span)}, {label})", t.sure()
+
+    def _needs_numbers(self, message: str, t: T, node: Any) -> tuple[str, T]:
+        """A value that is not a number where numbers are needed: an error there, or, when it
+        comes from a column of words with numbers among them, at the column's first word,
+        naming the words (the cells that disagree) and the rule that reads them."""
+        mixed = t.mixed
+        if mixed is None or not mixed.words:
+            return self._bad(message, node)
+        shown = mixed.words[:10]
+        words = ", ".join(f"{text!r} (line {span.line})" for text, span in shown)
+        if len(mixed.words) > len(shown):
+            words += f" and {len(mixed.words) - len(shown)} more"
+        plural = len(mixed.words) > 1
+        numbers = (f"{mixed.numbers} cells are numbers" if mixed.numbers > 1
+                   else "1 cell is a number")
+        self.scope.error(RuleTypeError, (
+            f"column {mixed.column} of table {mixed.table} holds words and numbers: {words} "
+            f"{'are words' if plural else 'is a word'} where {numbers}, and the rule at line "
+            f"{node.span.line} reads the column as a number ({message}): write "
+            f"{'numbers in these cells' if plural else 'a number in this cell'}, or leave "
+            f"{'them' if plural else 'it'} blank"), mixed.words[0][1])
+        return "None", ANY
 
     def _bad(self, message: str, node: Any) -> tuple[str, T]:
         self.scope.error(RuleTypeError, message, node.span)
@@ -121,7 +151,7 @@ class Emitter:
         code, t = self.expr(node, env)
         if not is_collection(t):
             self._bad(f"{what} a list or a map (or a range such as 1..6, an enum, a table), "
-                      f"not {t}", node)
+                      f"not {t}{self.scope.hides(node, env)}", node)
             return "()", ANY
         code = self.cast(code, t, "collection", node)
         t = t.sure()
@@ -238,7 +268,8 @@ class Emitter:
             return f"({left} {op} {right})", BOOL
         if op in ("<", "<=", ">", ">="):
             if not (is_number(lt) and is_number(rt)):
-                return self._bad(f"cannot compare {lt} with {rt} using {op}", node)
+                return self._needs_numbers(f"cannot compare {lt} with {rt} using {op}",
+                                           lt if not is_number(lt) else rt, node)
             left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num",
                                                                              node.right)
             return f"({left} {op} {right})", BOOL
@@ -252,9 +283,11 @@ class Emitter:
         if op == "+" and lt.sure().kind == "list" and rt.sure().kind == "list":
             return self._joined_lists(node, left, lt, right, rt)
         if not is_number(lt):
-            return self._bad(f"{op} needs numbers, but the left side is {lt}", node.left)
+            return self._needs_numbers(f"{op} needs numbers, but the left side is {lt}", lt,
+                                       node.left)
         if not is_number(rt):
-            return self._bad(f"{op} needs numbers, but the right side is {rt}", node.right)
+            return self._needs_numbers(f"{op} needs numbers, but the right side is {rt}", rt,
+                                       node.right)
         left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
         lt, rt = lt.sure(), rt.sure()
         if op == "/":
@@ -267,6 +300,8 @@ class Emitter:
         # A number known only at run time stays `any`: whether it is whole is checked where it
         # is used (a parameter of a formula, a state field).
         result = INT if lt == INT and rt == INT else (ANY if ANY in (lt, rt) else NUM)
+        if op in ("+", "-") and CLOCK in (lt, rt) and {lt, rt} <= {CLOCK, INT}:
+            result = CLOCK  # `now + 1`: a time, whole when the clock's are
         digits = self.scope.limits.number_digits
         if op == "*" and result != NUM:  # whole numbers: their digits are bounded
             return f"_mul({left}, {right}, {self.scope.span_ref(node.span)}, {digits})", result
@@ -476,8 +511,10 @@ class Emitter:
             return None
         for key_node, (_, kt), wanted in zip(node.keys, keys, info.key_types):
             if not accepts(wanted, kt):
-                self.scope.error(RuleTypeError, f"table {name} needs {wanted} here, not {kt}",
-                                 key_node.span)
+                own = wanted.domain is not None and wanted.domain.name.endswith(f" of {name}")
+                hint = f" (its rows are a type of their own: `{name}`)" if own else ""
+                self.scope.error(RuleTypeError, f"table {name} needs {wanted} here, not {kt}"
+                                 f"{hint}", key_node.span)
             self.check_member(key_node, kt, wanted)
         return _Lookup(code, tuple(k for k, _ in keys), info, self._givens(node, info, env),
                        self._row(node, info))

@@ -243,11 +243,17 @@ class _Merge:
     def amend_procedure(self, proc: s.ProcedureDecl, amend: s.AmendDecl) -> s.ProcedureDecl:
         steps = proc.steps
         for edit in amend.edits:
+            if isinstance(edit, s.ParamEdit):
+                proc = self._param(proc, edit)
+                continue
+            if isinstance(edit, s.OutcomeEdit):
+                proc = self._outcome(proc, edit)
+                continue
             found = _find(steps, edit.ref)
-            if len(found) != 1:
+            target = self._nth(proc, edit.ref, found)
+            if target is None:
                 self._step_problem(proc, steps, edit.ref, found)
                 continue
-            target = found[0]
             if edit.op == "replace":
                 steps = _splice(steps, target, edit.steps)
             elif edit.op == "insert_before":
@@ -258,18 +264,115 @@ class _Merge:
                 steps = _splice(steps, target, ())
         return attrs.evolve(proc, steps=steps)
 
+    @staticmethod
+    def _nth(proc: s.ProcedureDecl, ref: s.StepRef, found: list[Any]) -> Any:
+        """The step a place names: the only one, or the one its ordinal picks."""
+        if ref.nth is None:
+            return found[0] if len(found) == 1 else None
+        if ref.nth == "last":
+            return found[-1] if found else None
+        at = s.ORDINALS.index(ref.nth) if ref.nth in s.ORDINALS else len(found)
+        return found[at] if at < len(found) else None
+
     def _step_problem(self, proc: s.ProcedureDecl, steps: tuple[Any, ...], ref: s.StepRef,
                       found: list[Any]) -> None:
+        if ref.nth is not None and ref.nth not in s.ORDINALS and ref.nth != "last":
+            self.error(RulecraftError, f"({ref.nth}) does not say which {ref.place}: write "
+                       f"(first), (second), … ({s.ORDINALS[-1]}) or (last), in the order the "
+                       "steps are written", ref.span)
+            return
+        lines = ", ".join(str(st.span.line) for st in found)
+        if found and ref.nth is not None:
+            times = "once" if len(found) == 1 else f"{len(found)} times"
+            self.error(UnknownNameError, f"{ref.place} is written {times} in procedure "
+                       f"{proc.name} (line{'s' if len(found) > 1 else ''} {lines}): there is no "
+                       f"{ref.nth}", ref.span)
+            return
         if found:
-            lines = ", ".join(str(st.span.line) for st in found)
+            which = " or ".join(f"`{ref.place} ({s.ORDINALS[i]})`"
+                                for i in range(min(len(found), len(s.ORDINALS))))
             self.error(RulecraftError, f"{ref} is written {len(found)} times in procedure "
-                       f"{proc.name} (lines {lines}): name the one you mean in the base with "
-                       "`step NAME:`", ref.span)
+                       f"{proc.name} (lines {lines}): say which, in the order written — "
+                       f"{which} — or name the one you mean in the base with `step NAME:`",
+                       ref.span)
             return
         places = [f"{k} {n}" for k, n in _places(steps)]
-        close = difflib.get_close_matches(str(ref), places, n=1)
+        close = difflib.get_close_matches(ref.place, places, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"procedure {proc.name} has no step {ref}{hint}", ref.span)
+
+    def _param(self, proc: s.ProcedureDecl, edit: s.ParamEdit) -> s.ProcedureDecl:
+        """A parameter added at the end (callers that do not pass it take its default), or one
+        retyped or given another default in its place."""
+        name = edit.param.name
+        at = next((i for i, p in enumerate(proc.params) if p.name == name), None)
+        params = list(proc.params)
+        if edit.op == "add":
+            if at is not None:
+                self.error(RulecraftError, f"procedure {proc.name} already has a parameter "
+                           f"{name} (line {params[at].span.line} of the base): write `replace "
+                           f"parameter {name}: …` to change it", edit.span)
+                return proc
+            params.append(edit.param)
+        elif at is None:
+            close = difflib.get_close_matches(name, [p.name for p in params], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            self.error(UnknownNameError, f"procedure {proc.name} has no parameter {name!r}"
+                       f"{hint}", edit.span)
+            return proc
+        else:
+            params[at] = edit.param
+        return attrs.evolve(proc, params=tuple(params))
+
+    def _outcome(self, proc: s.ProcedureDecl, edit: s.OutcomeEdit) -> s.ProcedureDecl:
+        """An outcome added to a procedure's `outcomes:` block, or values added to one outcome
+        or to all (`all with`)."""
+        if not proc.outcomes:
+            self.error(RulecraftError, f"procedure {proc.name} declares no `outcomes:` block: "
+                       "its outcomes are the ones its steps end in, so add an `outcome` step "
+                       "(`insert after …:`) instead", edit.span)
+            return proc
+        specs = list(proc.outcomes)
+        named = {spec.name: i for i, spec in enumerate(specs) if spec.name is not None}
+        if edit.op == "add":
+            if edit.name in named:
+                self.error(RulecraftError, f"procedure {proc.name} already has an outcome "
+                           f"{edit.name} (line {specs[named[edit.name]].span.line} of the "
+                           f"base): write `add VALUE to outcome {edit.name}` to give it more "
+                           "values", edit.span)
+                return proc
+            specs.append(s.OutcomeSpec(edit.name, edit.title, edit.fields, edit.span,
+                                       edit.comments))
+            return attrs.evolve(proc, outcomes=tuple(specs))
+        if edit.name is None:
+            at = next((i for i, spec in enumerate(specs) if spec.name is None), None)
+            if at is None:
+                specs.insert(0, s.OutcomeSpec(None, None, (), edit.span))
+                at = 0
+            where = "every outcome"
+        elif edit.name not in named:
+            close = difflib.get_close_matches(edit.name, list(named), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            self.error(UnknownNameError, f"procedure {proc.name} has no outcome {edit.name!r}"
+                       f"{hint}", edit.span)
+            return proc
+        else:
+            at, where = named[edit.name], f"outcome {edit.name}"
+        fields = specs[at].fields
+        for value in edit.fields:
+            # where the value is already carried: by every outcome, or by this one (or, for
+            # every outcome, by any one)
+            carried = [spec for spec in specs if value in spec.fields and (
+                spec.name is None or edit.name is None or spec.name == edit.name)]
+            if carried or value in fields:
+                who = (f"outcome {carried[0].name}" if carried and carried[0].name is not None
+                       else "every outcome" if carried else where)
+                self.error(RulecraftError, f"{who} of procedure {proc.name} already carries "
+                           f"{value}", edit.span)
+                continue
+            fields += (value,)
+        specs[at] = attrs.evolve(specs[at], fields=fields)
+        return attrs.evolve(proc, outcomes=tuple(specs))
 
     # -- enums and combatants -----------------------------------------------------------------
     def amend_enum(self, enum: s.EnumDecl, amend: s.AmendDecl) -> s.EnumDecl:

@@ -91,6 +91,20 @@ class Scope:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
 
+    def hides(self, node: Any, env: dict[str, Any], params: Any = ()) -> str:
+        """What to add to an error about a value where a collection was wanted, when the value's
+        name is also an enum's or a table's (`location: location`): the value hides it."""
+        name = getattr(node, "name", None)
+        if not isinstance(node, s.Name) or name not in env or self.domain(name) is None:
+            return ""
+        param = name in params
+        what = f"the parameter {name}" if param else f"the value named {name}"
+        kind, members = (("enum", "its members") if name in self.enums
+                         else ("row type", "the table's rows"))
+        return (f": here {name} is {what}, which hides the {kind} {name} — give the "
+                f"{'parameter' if param else 'value'} a name of its own (`aimed: {name}`) "
+                f"to choose from {members}")
+
     def fields_of(self, model: str | None) -> dict[str, T]:
         """The fields of a combatant model (`rider`, `horse`) with their types."""
         return self.model_fields.get(model or "", self.combatant_fields)

@@ -146,7 +146,8 @@ class TableBuilder:
                 declared: list[s.TableOption]) -> TableInfo | None:
         decl = self.decl
         nkeys = len(decl.keys)
-        kinds = [self.keys.kind(k, free_names=True) for k in decl.keys]
+        kinds = [self._own_rows(spec, self.keys.kind(spec, free_names=True), i, body)
+                 for i, spec in enumerate(decl.keys)]
         labels = header[nkeys:]
         fields = [cells.snake(label) for label, _ in labels]
         if not fields:
@@ -185,6 +186,18 @@ class TableBuilder:
                     ["row"] * nkeys, options.get("gaps") == "allowed")
         value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
+
+    def _own_rows(self, spec: s.KeySpec, kk: KeyKind, at: int, body: list[Any]) -> KeyKind:
+        """A key written without a type (`by item`) whose name another record table's rows
+        already took: the rows of that table when this one's rows are all among them (more
+        figures for the same weapons), else this table's own rows, as a table with a key
+        name of its own would have (two tables `by item`, one of swords, one of shields)."""
+        if spec.type is not None or kk.kind != "enum" or kk.domain is None or \
+                spec.name in self.scope.enums:
+            return kk
+        if all(cells_[at][0] in kk.members for _, cells_ in body):
+            return kk
+        return KeyKind("names")
 
     def _unique(self, fields: list[str], labels: list[tuple[str, Span]]) -> None:
         named: set[str] = set()
@@ -227,7 +240,7 @@ class TableBuilder:
                 field: str) -> tuple[T, list[Any]]:
         """One column's type and values: as declared, or as most of its cells print."""
         if reader is None:
-            return self.types.infer(raw, label, field)
+            return self.types.infer(raw, label, field, self.decl.name)
         context = label if self.decl.cell_type is None else None
         values = [self.types.read(reader, text, span, context) if kind == "typed" else value
                   for kind, value, text, span in raw]
@@ -245,8 +258,10 @@ class TableBuilder:
             if kk.kind != "names":
                 continue
             members = tuple(m[i] for m in matchers)
-            kk.domain = Domain(decl.keys[i].name, members, decl.name if nkeys == 1 else None)
             name = decl.keys[i].name
+            # rows of their own under a key name another table's rows took: named by the table
+            label = f"{name} of {decl.name}" if name in self.scope.domains else name
+            kk.domain = Domain(label, members, decl.name if nkeys == 1 else None)
             if nkeys == 1 and name not in self.scope.domains and name not in self.scope.enums:
                 self.scope.domains[name] = kk.domain
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 
@@ -12,6 +14,18 @@ class Domain:
     name: str
     members: tuple[str, ...]
     table: str | None = None  # the record table whose rows these names key (for `.field`)
+
+
+@attrs.frozen
+class Mixed:
+    """A record table's column of words where some cells print numbers: which cells are words
+    and how many are numbers, so a rule reading the column as a number is told which cells
+    disagree, at the first of them."""
+
+    table: str
+    column: str  # its label, as printed
+    words: tuple[tuple[str, Any], ...]  # each word cell's text and span
+    numbers: int
 
 
 @attrs.frozen
@@ -33,6 +47,9 @@ class T:
     # `if … then x else none`. Every use that needs the value itself checks it when the rule
     # runs (`_present`); comparing with `==` and passing it on do not.
     maybe: bool = False
+    # A column of words with numbers among them (name): what a rule reading it as a number is
+    # told. Not part of the type: the column is a column of names.
+    mixed: Mixed | None = attrs.field(default=None, eq=False)
 
     def sure(self) -> T:
         """This type without `maybe`: what a value is once it is known not to be none."""
@@ -85,6 +102,9 @@ DICE = T("dice")
 NONE = T("none")
 ANY = T("any")
 NOTHING = T("nothing")
+# The time of an encounter, `now`: a number of the clock's unit, whole when the clock's times
+# are. An integer may take it (or `now + 1`): whether it is whole is checked when the rule runs.
+CLOCK = T("num", ref="clock")
 CELL = T("cell")  # an `= …` table cell: a value a rule cannot read until given its figures
 
 
@@ -143,6 +163,8 @@ def accepts(wanted: T, got: T) -> bool:
         return True
     if wanted.kind == "num":
         return got.kind in ("int", "num")
+    if wanted.kind == "int" and got == CLOCK:
+        return True
     if wanted.kind == "dice":
         return got.kind in ("dice", "int", "num", "none")
     if wanted.kind == "name":

@@ -432,6 +432,8 @@ def _amend(d: s.AmendDecl) -> list[str]:
         if d.kind == "table":
             cells = " | ".join(text for text, _ in e.row.cells())
             lines.append(f"{INDENT}{_TABLE_EDITS[e.op]} | {cells} |")
+        elif isinstance(e, (s.ParamEdit, s.OutcomeEdit)):
+            lines.append(INDENT + _signature_edit(e))
         elif d.kind == "procedure":
             head = f"{INDENT}{_STEP_EDITS[e.op]} {e.ref}"
             lines += [head] if e.op == "remove" else [head + ":"] + _steps(e.steps, 2)
@@ -441,6 +443,17 @@ def _amend(d: s.AmendDecl) -> list[str]:
             word = {"add": "", "replace": "replace ", "remove": "remove "}[e.op]
             lines.append(f"{INDENT}{word}{e.name if e.op == 'remove' else _field(e.field)}")
     return lines
+
+
+def _signature_edit(e: Any) -> str:
+    """A base procedure's parameter or outcome amended, as written."""
+    if isinstance(e, s.ParamEdit):
+        return f"{e.op} parameter {_param(e.param)}"
+    if e.op == "add":
+        values = f" with {', '.join(e.fields)}" if e.fields else ""
+        return f"add outcome {e.name}{_title(e.title)}{values}"
+    where = "all outcomes" if e.name is None else f"outcome {e.name}"
+    return f"add {', '.join(e.fields)} to {where}"
 
 
 _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {

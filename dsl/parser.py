@@ -305,7 +305,36 @@ class _Builder(Transformer_NonRecursive):
         return self._step_edit("remove", meta, c)
 
     def _ref(self, kind: str, meta: Any, c: list[Any]) -> s.StepRef:
-        return s.StepRef(kind, str(c[0]), self._span(meta))
+        nth = c[1] if len(c) > 1 else None
+        return s.StepRef(kind, str(c[0]), self._span(meta), nth)
+
+    def nth(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])  # a word that is no ordinal is reported where the step is looked for
+
+    def _param_edit(self, op: str, meta: Any, c: list[Any]) -> s.ParamEdit:
+        span = self._span(meta)
+        return s.ParamEdit(op, c[0], span, self._claim(span))
+
+    def edit_add_param(self, meta: Any, c: list[Any]) -> s.ParamEdit:
+        return self._param_edit("add", meta, c)
+
+    def edit_replace_param(self, meta: Any, c: list[Any]) -> s.ParamEdit:
+        return self._param_edit("replace", meta, c)
+
+    def edit_add_outcome(self, meta: Any, c: list[Any]) -> s.OutcomeEdit:
+        span = self._span(meta)
+        fields = tuple(str(x) for x in c[2:] if x is not None)
+        return s.OutcomeEdit("add", str(c[0]), _unquote(c[1]), fields, span, self._claim(span))
+
+    def edit_add_values(self, meta: Any, c: list[Any]) -> s.OutcomeEdit:
+        span = self._span(meta)
+        return s.OutcomeEdit("values", str(c[-1]), None, tuple(str(x) for x in c[:-1]), span,
+                             self._claim(span))
+
+    def edit_add_values_all(self, meta: Any, c: list[Any]) -> s.OutcomeEdit:
+        span = self._span(meta)
+        return s.OutcomeEdit("values", None, None, tuple(str(x) for x in c), span,
+                             self._claim(span))
 
     def ref_step(self, meta: Any, c: list[Any]) -> s.StepRef:
         return self._ref("step", meta, c)

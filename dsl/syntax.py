@@ -207,6 +207,7 @@ if TYPE_CHECKING:
                               RollStep, RowLine, RulebookDecl, ScheduleStep, Step, StepEdit,
                               StepRef, TableEdit, TableOption, Target, all_steps, blocks)
     from .syntax_file import CancelStep, EventStep, RaiseStep, TriggerStep
+    from .syntax_file import ORDINALS, OutcomeEdit, ParamEdit
 
 
 def __getattr__(name: str) -> Any:

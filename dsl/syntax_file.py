@@ -426,14 +426,43 @@ class TableEdit:  # table_edit: a row added or replaced, removed; a cell; a colu
     comments: tuple[str, ...] = ()
 
 
+# The words that pick one of the steps binding a name, in the order they are written.
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+            "ninth", "tenth")
+
+
 @attrs.frozen
 class StepRef:  # step_ref: `step NAME`, or the step binding NAME (`let excess`)
     kind: str  # "step", "roll", "let", "choose", "call"
     name: str
     span: Span
+    nth: str | None = None  # `let excess (second)`: "second" (or "last"); None: the only one
 
     def __str__(self) -> str:
+        return f"{self.kind} {self.name}" + (f" ({self.nth})" if self.nth else "")
+
+    @property
+    def place(self) -> str:
+        """The step without its ordinal: `let excess`."""
         return f"{self.kind} {self.name}"
+
+
+@attrs.frozen
+class ParamEdit:  # edit_add_param / edit_replace_param: a base procedure's parameter
+    op: str  # "add", "replace"
+    param: Any  # Param
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class OutcomeEdit:  # edit_add_outcome / edit_add_values / edit_add_values_all
+    op: str  # "add" (a new outcome), "values" (values added to an outcome, or to all)
+    name: str | None  # the outcome; None: all of them (`all with`)
+    title: str | None
+    fields: tuple[str, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -508,5 +537,6 @@ __all__ = [
     "ConditionStep", "EncounterLoop", "Every", "NamedStep", "blocks", "PolicyLine", "PolicyDecl",
     "all_steps", "ExtendsDecl", "ReplaceDecl", "RemoveDecl", "TableEdit", "StepRef", "StepEdit",
     "FieldEdit", "AmendDecl", "ReferenceLine", "ReferenceDecl", "Declaration", "File",
+    "ORDINALS", "ParamEdit", "OutcomeEdit",
 ]
 __all__ += ["EventStep", "CancelStep", "RaiseStep", "TriggerStep"]

@@ -17,6 +17,7 @@ from rulecraft.runtime.errors import text_of
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.tables import Table
+from rulecraft.runtime.values import display
 
 
 @attrs.frozen
@@ -177,10 +178,55 @@ def _rows(table: Table) -> dict[str, dict[str, str]]:
 
 
 def _procedure(old: Procedure, new: Procedure, budget: _Budget) -> Iterable[str]:
-    if [p.name for p in old.params] != [p.name for p in new.params]:
+    names_before, names_after = [p.name for p in old.params], [p.name for p in new.params]
+    if names_before != names_after and sorted(names_before) == sorted(names_after):
         yield (f"parameters: {', '.join(p.name for p in old.params)} → "
                f"{', '.join(p.name for p in new.params)}")
+    yield from _parameters(old.params, new.params)
+    yield from _outcomes(old.outcomes, new.outcomes)
     yield from _steps(_lines(old.steps), _lines(new.steps), budget)
+
+
+def _parameters(old: tuple[Any, ...], new: tuple[Any, ...]) -> Iterable[str]:
+    """Each parameter added, removed, retyped or given another default."""
+    before = {p.name: _parameter(p) for p in old}
+    after = {p.name: _parameter(p) for p in new}
+    for name, text in before.items():
+        if name not in after:
+            yield f"parameter {name} removed (was: {text})"
+        elif after[name] != text:
+            yield f"parameter {name}: {text} → {after[name]}"
+    for name, text in after.items():
+        if name not in before:
+            yield f"parameter {name} added: {text}"
+
+
+def _parameter(p: Any) -> str:
+    """A parameter as a rule file declares it: `bonus: -5..5 = 0`."""
+    text = f"{p.name}: {p.type.text}"
+    if not p.has_default:
+        return text
+    value = p.default
+    shown = f'"{value}"' if isinstance(value, str) else (
+        ("true" if value else "false") if isinstance(value, bool) else display(value))
+    return f"{text} = {shown}"
+
+
+def _outcomes(old: Any, new: Any) -> Iterable[str]:
+    """Outcomes added or removed, and the values each carries added or removed."""
+    for name, values in old.items():
+        if name not in new:
+            yield f"outcome {name} removed"
+            continue
+        gone = [v for v in values if v not in new[name]]
+        added = [v for v in new[name] if v not in values]
+        if gone:
+            yield f"outcome {name}: no longer carries {', '.join(gone)}"
+        if added:
+            yield f"outcome {name}: carries {', '.join(added)} too"
+    for name, values in new.items():
+        if name not in old:
+            yield f"outcome {name} added" + (f", carrying {', '.join(values)}" if values else "")
 
 
 def _steps(before: list[str], after: list[str], budget: _Budget) -> Iterable[str]:

@@ -145,6 +145,16 @@ def make_helpers(source: str) -> dict[str, Any]:
         raise RangeError(f"this needs {_KINDS[kind]}, but the value here is {describe(value)}",
                          span, source)
 
+    def _whole_time(value: Any, span: Span, what: str, label: str) -> Any:
+        """The clock's time where a whole number is wanted (`set f.last_seen = now`): whole on a
+        clock whose times are, an error naming the time when it is not."""
+        if type(value) is int:
+            return value
+        if type(value) is Decimal and value.is_finite() and value == value.to_integral_value():
+            return int(value)
+        raise RangeError(f"{what}, but {label} is {describe(value)} here: the clock's times "
+                         "are not all whole (round it: floor(…), round(…))", span, source)
+
     def _joined(left: tuple[Any, ...], right: tuple[Any, ...], span: Span, limit: int,
                 items_limit: int) -> Any:
         """`effects + [e]`: a list grown step by step stays within `list_items` (each step's
@@ -322,6 +332,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_field": _field,
         "_attr": _attr,
         "_cast": _cast,
+        "_whole_time": _whole_time,
         "_present": _present,
         "_joined": _joined,
         "_mul": _mul,

@@ -72,7 +72,9 @@ def test_a_column_of_words_reads_a_number_as_its_text():
     assert rb.tables["notes"].lookup("RI") == "10"
     found = errors('table notes "N" by code:\n  | Code | Notes |\n  | WF | Given |\n'
                    '  | RI | 10 |\nformula f() = notes["RI"] + 1\n')
-    assert "a name" in only(found).message and only(found).line == 6
+    # Issue 15: reported at the cell that disagrees (line 4), naming it and the rule (line 6).
+    assert "a name" in only(found).message and only(found).line == 4
+    assert "'Given' (line 4)" in only(found).message and "line 6" in only(found).message
 
 
 def test_a_blank_cell_stays_allowed_and_fails_at_the_rule_that_needs_it():
