@@ -16,7 +16,7 @@ from rulecraft.runtime.errors import RuleTypeError
 
 from .encounters import _names_in
 from .expressions import Env
-from .types import NUM, T, is_number
+from .types import CLOCK, T, is_number
 
 _NAME_OR_NONE = T("name").or_none()
 
@@ -161,7 +161,7 @@ class ClockEventSteps:
         inner: Env = {n: v for n, v in env.items() if not v[0].startswith("v_")}
         inner.update((n, env[n]) for n, _ in captured)
         inner.update((n, (f"v_{n}", t)) for n, t in own)
-        inner["now"] = ("v_now", NUM)
+        inner["now"] = ("v_now", CLOCK)
         params = "".join(f", v_{n}" for n, _ in own) + "".join(f", {c}" for _, c in captured)
         self.line(depth, f"def {fn}(_ctx, _sched, v_now{params}):")
         self.line(depth + 1, "_values, _trace = _ctx.values, _ctx.trace.append")

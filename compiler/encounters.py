@@ -35,7 +35,7 @@ class EncounterSteps:
         self.encounter = decl.clock[0] if decl.clock else None
         if self.encounter is None:
             if all(p.name != "now" for p in decl.params):  # the time of the encounter calling
-                env["now"] = ("_ctx.now", NUM)
+                env["now"] = ("_ctx.now", CLOCK)
             return
         self.encounter_name = decl.name
         for param in decl.params:
