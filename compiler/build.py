@@ -23,6 +23,7 @@ from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
+from .referee import check_standing
 from .references import plan as plan_references, wire as wire_references
 from .types import ANY, T, Domain
 
@@ -153,6 +154,8 @@ class _Compiler:
                 self.scope.procedures[d.name] = d
             elif isinstance(d, s.PolicyDecl):
                 self.scope.policies[d.name] = d
+            elif isinstance(d, s.StandingDecl):
+                self.scope.standing.append(d)
 
     def _enums(self, decls: tuple[Any, ...]) -> None:
         for d in decls:
@@ -452,6 +455,7 @@ class _Compiler:
                     self.scope.error(RuleTypeError, f"policy {decl.name} answers "
                                      f"{line.choice} twice", line.span)
                 seen.add(line.choice)
+        check_standing(self.scope, {p.name: p.choice_names for p in procedures.values()})
         for proc in procedures.values():
             proc.policies = tuple(self.scope.policies)
 
