@@ -185,7 +185,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
-        if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen")):
+        if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen",
+                                                                          "ruling")):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,
@@ -259,6 +260,10 @@ class _News:
             return f"{party} takes no more turns"
         if kind == "tick":
             return f"the clock ticks (every {display(value)})"
+        if kind == "ruling":  # the referee's call, wherever in the calls it is made
+            return f"the referee's call: {value}"
+        if kind == "reveal":
+            return f"{event['name']} revealed: {display(value)}"
         if kind in ("let", "choose", "roll"):
             if isinstance(value, Combatant) or kind == "let" and (
                     event["name"] not in self.state or self.last.get(event["name"], _NEW) == value):
