@@ -1,0 +1,270 @@
+"""Choices across calls and what a party knows (issue 15, item 7): a caller answering its
+callee's choice (`call … choosing manner = "…"`), a choice made `seeing` only some values, a
+choice made `in secret` and revealed later, and standing constraints on a party's choices
+while it is under a condition.
+
+Seeds quoted: Ringing Steel (002: feinting, grappling), RQ3 house rules (003: C's split attack,
+D's "Must declare in statement of intent").
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import rulecraft
+from rulecraft.runtime.errors import RulecraftError
+
+FEINT = '''rulebook feints "Ringing Steel: feints and grapples"
+
+enum side: Left, Right, Back
+enum defence: Parry, "Active Dodge", "Hand parry", "No defence"
+enum condition: Grappling, Retreating
+
+combatant fighter:
+  skill: 1..20
+
+# Grappling: "Only dodging and hand parries are possible as active defence."
+while "Grappling", defence may only be ["Active Dodge", "Hand parry"]
+# Retreat: "During the time for a Retreat no active defence can be made"
+while "Retreating", defence may not be ["Parry", "Active Dodge", "Hand parry"]
+
+policy wary "A wary fighter":
+  detect = feint_move != "Back"
+  defence = if attack_roll >= 10 then "Active Dodge" else "Parry"
+
+# Feinting: "The feint must be declared secretly, including which real moves are to be made,
+# at the start of the action." "A combatant may attempt to detect a feint by his target by
+# announcing the attempt ... after the feint and before the real moves."
+procedure feint "Feint" (feinter: fighter, target: fighter):
+  choose feint_move by feinter from side default "Left"
+  choose real_move by feinter in secret from side default "Right"
+  choose detect by target seeing feint_move from [true, false] default false
+  reveal real_move
+  if not detect:
+    outcome undetected with (moved = real_move)
+  roll detection = d10
+  # "The detector's skill less his opponent's skill plus a d10 roll is calculated. If the
+  # result is seven or less then the feint is detected."
+  if target.skill - feinter.skill + detection <= 7:
+    outcome detected with (moved = real_move)
+  outcome undetected with (moved = real_move)
+
+procedure defend "Defend" (attacker: fighter, defender: fighter, grappling: bool = false):
+  if grappling:
+    give defender "Grappling"
+  roll attack_roll = d20
+  choose defence by defender seeing attack_roll from defence default "Parry"
+  outcome defended with (defence = defence, attack_roll = attack_roll)
+
+procedure strike "Strike" (attacker: fighter, defender: fighter):
+  call blow = defend(attacker, defender) choosing defence = "Hand parry"
+  outcome struck with (defence = blow.defence)
+
+procedure grapple "A blow in a grapple" (attacker: fighter, defender: fighter):
+  call blow = defend(attacker, defender, true) choosing defence = "Parry"
+  outcome struck with (defence = blow.defence)
+
+procedure cornered "Retreating in a grapple" (attacker: fighter, defender: fighter):
+  give defender "Retreating"
+  call blow = defend(attacker, defender, true)
+  outcome struck with (defence = blow.defence)
+'''
+
+
+@pytest.fixture(scope="module")
+def rb(tmp_path_factory):
+    path = tmp_path_factory.mktemp("choices") / "feints.rules"
+    path.write_text(FEINT, encoding="utf-8")
+    return rulecraft.load(str(path))
+
+
+def pair(rb):
+    return rb.combatant(skill=12), rb.combatant(skill=10)
+
+
+def compile_error(tmp_path, text):
+    path = tmp_path / "t.rules"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RulecraftError) as caught:
+        rulecraft.load(str(path))
+    return caught.value
+
+
+# ---- a caller answering its callee's choices -------------------------------------------------
+
+def test_a_caller_answers_its_callees_choice(rb):
+    a, b = pair(rb)
+    r = rb.procedures["strike"].run(attacker=a, defender=b, dice=[4])
+    assert r.outcome["defence"] == "Hand parry"
+    made = next(e for e in r.trace if e.kind == "choose")
+    assert made.detail == "by defender, answered by the caller"
+    # The caller's answer stands before the run's own and the policy's.
+    again = rb.procedures["strike"].run(attacker=a, defender=b, defence="Parry", policy="wary",
+                                        dice=[15])
+    assert again.outcome["defence"] == "Hand parry"
+
+
+def test_a_callers_answer_in_seeded_runs_and_exact_odds(rb):
+    a, b = pair(rb)
+    strike = rb.procedures["strike"]
+    assert strike.odds(attacker=a, defender=b) == {"struck": Fraction(1)}
+    assert strike.odds(attacker=a, defender=b, by="defence") == {"Hand parry": Fraction(1)}
+    assert {r.outcome["defence"] for r in strike.runs(20, seed=5, attacker=a, defender=b)} == {
+        "Hand parry"}
+
+
+def test_a_callers_answer_must_be_open_to_the_party(rb):
+    # While grappling the defender may only dodge or parry by hand: a caller's "Parry" is not.
+    a, b = pair(rb)
+    with pytest.raises(RulecraftError, match="the caller answers defence with 'Parry', which "
+                       "defender cannot choose: the options are Active Dodge, Hand parry"):
+        rb.procedures["grapple"].run(attacker=a, defender=b, dice=[3])
+
+
+@pytest.mark.parametrize("answer, column, words", [
+    ('defense = "Parry"', 51,
+     "unknown choice of defend (a caller answers the `choose` steps its callee makes): "
+     "'defense'; did you mean 'defence'?"),
+    ('defence = "Parri"', 61, "unknown defence 'Parri'; did you mean 'Parry'?"),
+    ('defence = 3', 61, "defender chooses defence from a defence, not a whole number"),
+])
+def test_choosing_is_checked_against_the_callees_choices(tmp_path, answer, column, words):
+    text = FEINT.replace('choosing defence = "Hand parry"', "choosing " + answer)
+    err = compile_error(tmp_path, text)
+    line = FEINT.splitlines().index(
+        '  call blow = defend(attacker, defender) choosing defence = "Hand parry"') + 1
+    assert (err.line, err.column) == (line, column), str(err)
+    assert words in str(err)
+
+
+# ---- what a party sees -----------------------------------------------------------------------
+
+def test_a_policy_reads_what_the_party_sees(rb):
+    # The defender sees the attack roll: a wary fighter dodges a roll of 10 or more.
+    a, b = pair(rb)
+    defend = rb.procedures["defend"]
+    assert defend.run(attacker=a, defender=b, policy="wary", dice=[12]).outcome["defence"] == \
+        "Active Dodge"
+    assert defend.odds(attacker=a, defender=b, policy="wary", by="defence") == {
+        "Active Dodge": Fraction(11, 20), "Parry": Fraction(9, 20)}
+
+
+def test_a_chooser_is_shown_only_what_the_party_sees(rb):
+    a, b = pair(rb)
+    shown = []
+
+    def detector(options, values):
+        shown.append(values)
+        return True
+
+    rb.procedures["feint"].run(feinter=a, target=b, detect=detector, feint_move="Back",
+                               dice=[1])
+    # It sees the feint move; not the real move, chosen in secret and not yet revealed.
+    assert shown == [{"feint_move": "Back"}]
+
+
+def test_a_policy_reading_what_the_party_does_not_see_is_an_error(tmp_path):
+    text = FEINT.replace('  defence = if attack_roll >= 10 then "Active Dodge" else "Parry"',
+                         '  defence = if grappling then "Active Dodge" else "Parry"')
+    err = compile_error(tmp_path, text)
+    assert (err.line, err.column) == (17, 16), str(err)
+    assert "policy wary reads grappling, which defender does not see when choosing defence " \
+           "(it sees attack_roll)" in str(err)
+
+
+# ---- secret choices, revealed later ----------------------------------------------------------
+
+def test_a_secret_choice_is_traced_and_revealed(rb):
+    a, b = pair(rb)
+    r = rb.procedures["feint"].run(feinter=a, target=b, detect=True, dice=[5])
+    # skill 10 - 12 + 5 = 3: detected.
+    assert (r.outcome.name, r.outcome["moved"]) == ("detected", "Right")
+    secret = next(e for e in r.trace if e.name == "real_move")
+    assert secret.detail == "by feinter, default, in secret"
+    revealed = next(e for e in r.trace if e.kind == "reveal")
+    assert (revealed.name, revealed.value, revealed.detail) == ("real_move", "Right",
+                                                                "chosen by feinter")
+
+
+def test_feint_odds_with_a_wary_target(rb):
+    a, b = pair(rb)
+    # Wary: detect a feint that is not a step back. 10 - 12 + d10 <= 7: 9 in 10.
+    assert rb.procedures["feint"].odds(feinter=a, target=b, policy="wary") == {
+        "detected": Fraction(9, 10), "undetected": Fraction(1, 10)}
+    assert rb.procedures["feint"].odds(feinter=a, target=b, policy="wary",
+                                       feint_move="Back") == {"undetected": Fraction(1)}
+
+
+def test_another_partys_secret_cannot_be_seen_before_it_is_revealed(tmp_path):
+    text = FEINT.replace("choose detect by target seeing feint_move from",
+                         "choose detect by target seeing real_move from").replace(
+                             '  detect = feint_move != "Back"', "  detect = true")
+    err = compile_error(tmp_path, text)
+    line = text.splitlines().index(
+        "  choose detect by target seeing real_move from [true, false] default false") + 1
+    assert (err.line, err.column) == (line, 3), str(err)
+    assert "real_move is chosen in secret by feinter and not yet revealed when target chooses " \
+           "detect: target cannot see it (write `reveal real_move` before this step)" in str(err)
+
+
+def test_revealing_what_was_not_chosen_in_secret_is_an_error(tmp_path):
+    err = compile_error(tmp_path, FEINT.replace("  reveal real_move", "  reveal feint_move"))
+    assert (err.line, err.column) == (FEINT.splitlines().index("  reveal real_move") + 1, 3)
+    assert "reveal feint_move: no choice called feint_move is made in secret before this step" \
+        in str(err)
+
+
+# ---- standing constraints --------------------------------------------------------------------
+
+def test_while_grappling_only_dodges_and_hand_parries(rb):
+    # "While grappling ... Only dodging and hand parries are possible as active defence."
+    a, b = pair(rb)
+    defend = rb.procedures["defend"]
+    r = defend.run(attacker=a, defender=b, grappling=True, dice=[4])
+    assert r.outcome["defence"] == "Active Dodge"     # the default, Parry, is not open: the first
+    made = next(e for e in r.trace if e.kind == "choose")
+    assert made.detail == "by defender, default, while Grappling"
+    assert defend.run(attacker=a, defender=b, grappling=True, defence="Hand parry",
+                      dice=[4]).outcome["defence"] == "Hand parry"
+    assert defend.run(attacker=a, defender=b, dice=[4]).outcome["defence"] == "Parry"
+    with pytest.raises(RulecraftError, match="defender cannot choose 'Parry' for defence: the "
+                       "options are Active Dodge, Hand parry"):
+        defend.run(attacker=a, defender=b, grappling=True, defence="Parry", dice=[4])
+    offered = []
+    defend.run(attacker=a, defender=b, grappling=True, dice=[4],
+               defence=lambda options, values: offered.append(options) or options[-1])
+    assert offered == [["Active Dodge", "Hand parry"]]
+
+
+def test_standing_constraints_in_exact_odds(rb):
+    a, b = pair(rb)
+    defend = rb.procedures["defend"]
+    assert defend.odds(attacker=a, defender=b, grappling=True, by="defence") == {
+        "Active Dodge": Fraction(1)}
+    assert defend.odds(attacker=a, defender=b, grappling=True, policy="wary",
+                       by="defence") == {"Active Dodge": Fraction(1)}
+
+
+@pytest.mark.parametrize("rule, column, words", [
+    ('while "Grappling", defense may only be "Hand parry"', 1,
+     "unknown choice (a standing constraint binds the `choose` steps of procedures): "
+     "'defense'; did you mean 'defence'?"),
+    ('while "Grapling", defence may only be "Hand parry"', 1,
+     "unknown condition 'Grapling'; did you mean 'Grappling'?"),
+    ('while "Grappling", defence may only be "Hand parri"', 40,
+     "unknown defence 'Hand parri'; did you mean 'Hand parry'?"),
+])
+def test_standing_constraints_are_checked(tmp_path, rule, column, words):
+    old = 'while "Grappling", defence may only be ["Active Dodge", "Hand parry"]'
+    err = compile_error(tmp_path, FEINT.replace(old, rule))
+    assert (err.line, err.column) == (FEINT.splitlines().index(old) + 1, column), str(err)
+    assert words in str(err)
+
+
+def test_no_option_left_is_an_error(rb):
+    a, b = pair(rb)
+    with pytest.raises(RulecraftError, match="defender has no option left for defence while "
+                       "Grappling and Retreating"):
+        rb.procedures["cornered"].run(attacker=a, defender=b, dice=[3])
