@@ -268,3 +268,77 @@ def test_no_option_left_is_an_error(rb):
     with pytest.raises(RulecraftError, match="defender has no option left for defence while "
                        "Grappling and Retreating"):
         rb.procedures["cornered"].run(attacker=a, defender=b, dice=[3])
+
+
+# ---- RQ3: a statement of intent, answered with `choosing` ------------------------------------
+
+INTENT = '''rulebook rq3_intent "RQ3: statements of intent"
+extends rq3_house
+
+# RQ3's melee round opens with statements of intent, each combatant saying what it will do
+# before anyone acts. House D: "Must declare in statement of intent"; B: "x1/2 (before bonuses
+# to hit) for aimed blows, wild swings, split attacks". What each declares is hidden from the
+# other until both have declared; then the blows are struck as declared.
+procedure declared_round "A round as declared" (first: adventurer, second: adventurer):
+  choose first_manner by first in secret from attack_manner default "Normal"
+  choose first_aim by first in secret from aims("Melee", first_manner) default usual_aim("Melee", first_manner)
+  choose second_manner by second in secret from attack_manner default "Normal"
+  reveal first_manner, first_aim, second_manner
+  call first_blow = melee_attack(first, second) choosing manner = first_manner, aim = first_aim
+  call second_blow = melee_attack(second, first) choosing manner = second_manner
+  outcome played "Played" with (first = first_blow, second = second_blow)
+'''
+
+# Broadsword 60%: an aimed blow is at half, 30%.
+SWORDSMAN = dict(strength=13, constitution=12, size=13, intelligence=12, power=11, dexterity=14,
+                 appearance=10, weapon="Broadsword", attacks={"Broadsword": 60},
+                 parries={"Broadsword": 50}, skills={"Dodge": 40}, armour={"Chest": 4})
+
+
+@pytest.fixture(scope="module")
+def intent(tmp_path_factory):
+    path = tmp_path_factory.mktemp("intent") / "intent.rules"
+    path.write_text(INTENT, encoding="utf-8")
+    return rulecraft.load(str(path))
+
+
+def test_rq3_statement_of_intent_answers_the_blows_choices(intent):
+    a, b = intent.combatant(**SWORDSMAN), intent.combatant(**SWORDSMAN)
+    round_ = intent.procedures["declared_round"]
+    # The first declares an aimed blow: at half (30%), 29 hits, to the location chosen (the
+    # head by default): d8+1 = 4, d4 = 1, 5 to the head. The second, a normal blow, rolls 61.
+    r = round_.run(first=a, second=b, first_manner="Aimed blow", defence="No defence",
+                   manner="Wild swing", dice=[29, 3, 1, 61])
+    assert (r.outcome["first"].name, r.outcome["second"].name) == ("hit", "missed")
+    assert r.combatants["second"].location_damage == {"Head": 5}
+    answered = [(e.value, e.detail) for e in r.trace if e.name == "manner"]
+    assert answered == [("Aimed blow", "by attacker, answered by the caller"),
+                        ("Normal", "by attacker, answered by the caller")]
+    assert [e.name for e in r.trace if e.kind == "reveal"] == [
+        "first_manner", "first_aim", "second_manner"]
+    # 31 misses at half, where a normal blow (60%) would have hit.
+    missed = round_.run(first=a, second=b, first_manner="Aimed blow", defence="No defence",
+                        dice=[31, 61])
+    assert missed.outcome["first"].name == "missed"
+
+
+def test_rq3_statement_of_intent_odds_refused_with_sampling_offered(intent):
+    # A call answering its callee's choices walks the paths: two whole blows are too many, and
+    # the refusal offers sampling, which plays them as declared.
+    a, b = intent.combatant(**SWORDSMAN), intent.combatant(**SWORDSMAN)
+    round_ = intent.procedures["declared_round"]
+    with pytest.raises(RulecraftError, match="sample them instead"):
+        round_.odds(first=a, second=b, defence="No defence", first_manner="Wild swing")
+    made = round_.sample(400, seed=2, first=a, second=b, defence="No defence",
+                         first_manner="Wild swing", by=lambda r: r.outcome["first"].name)
+    landed = sum(e.count for name, e in made.items() if name != "missed")
+    assert 80 <= landed <= 160                          # half of 60%: 30 in 100
+
+
+def test_a_declaration_cannot_read_the_other_sides_before_it_is_revealed(tmp_path):
+    text = INTENT.replace('from attack_manner default "Normal"\n  reveal',
+                         'from attack_manner default first_manner\n  reveal')
+    err = compile_error(tmp_path, text)
+    assert (err.line, err.column) == (11, 71), str(err)
+    assert "first_manner is chosen in secret by first and not yet revealed when second " \
+           "chooses second_manner: its default cannot read it" in str(err)
