@@ -38,7 +38,14 @@ def overview(rb: Rulebook) -> dict[str, Any]:
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
             "combatants": [_combatant(rb, m) for m in _models(rb).values()],
             "enums": [_enum(e) for e in rb.enums.values()],
-            "rulings": rulings(rb), "standing": _standing(rb)}
+            **_referee(rb)}
+
+
+def _referee(rb: Rulebook) -> dict[str, Any]:
+    """The referee's calls and the standing constraints, under keys of their own when the
+    rulebook has any (a rulebook without them shows the keys it always showed)."""
+    found = {"rulings": rulings(rb), "standing": _standing(rb)}
+    return {key: value for key, value in found.items() if value}
 
 
 def rulings(rb: Rulebook) -> list[dict[str, Any]]:

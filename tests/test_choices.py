@@ -342,3 +342,21 @@ def test_a_declaration_cannot_read_the_other_sides_before_it_is_revealed(tmp_pat
     assert (err.line, err.column) == (11, 71), str(err)
     assert "first_manner is chosen in secret by first and not yet revealed when second " \
            "chooses second_manner: its default cannot read it" in str(err)
+
+
+def test_rq3_house_split_attack_answers_the_manner_of_both_blows():
+    # C: "splitting skill among 2 foes if raw skill is >100%"; B: "x1/2 ... for ... split
+    # attacks". Broadsword 110%: each blow at 55%, so 56 misses what a whole blow would hit.
+    rb = rulecraft.load("rq3_house")
+    attacker = rb.combatant(**{**SWORDSMAN, "attacks": {"Broadsword": 110}})
+    foes = dict(first_foe=rb.combatant(**SWORDSMAN), second_foe=rb.combatant(**SWORDSMAN))
+    split = rb.procedures["split_attack"]
+    r = split.run(attacker=attacker, defence="No defence", dice=[56, 56], **foes)
+    assert (r.outcome.name, r.outcome["first"].name, r.outcome["second"].name) == (
+        "struck", "missed", "missed")
+    assert [e.value for e in r.trace if e.name == "manner"] == ["Split attack", "Split attack"]
+    assert split.run(attacker=attacker, defence="No defence", dice=[55, 3, 1, 5, 56],
+                     **foes).outcome["first"].name == "hit"
+    # Raw skill 60% may not be split.
+    short = rb.combatant(**SWORDSMAN)
+    assert split.run(attacker=short, dice=[], **foes).outcome == "not_allowed"
