@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import attrs
 
@@ -45,13 +46,16 @@ _BOUND = re.compile(rf"^(?:roll|let|choose|call)\s+({_NAME})|^for\s+each\s+({_NA
 
 
 def steps(procedure: Procedure, vocabulary: Vocabulary,
-          options: Mapping[str, tuple[str, ...]]) -> tuple[StepView, ...]:
+          options: Mapping[str, tuple[str, ...]], standing: tuple[Any, ...] = ()
+          ) -> tuple[StepView, ...]:
     """The procedure's steps in words. `options`: each enum's members (a choice from `defence`
-    lists them)."""
+    lists them); `standing`: the rulebook's standing constraints, said under each choice they
+    bind."""
     parties = frozenset(p.name for p in procedure.params if p.type.kind == "combatant")
     local = frozenset(p.name for p in procedure.params) | frozenset(_bound(procedure.steps))
     words_ = _Words(MathWriter(vocabulary, local, parties), vocabulary, options,
                     procedure.source or "")
+    words_.standing = standing
     return tuple(words_.step(step, str(i)) for i, step in enumerate(procedure.steps, 1))
 
 
@@ -132,6 +136,8 @@ class _Words:
         return (self._name(name), Piece(" = ", "op"), *self.math.value(parse(value)),
                 Piece("."))
 
+    standing: tuple[Any, ...] = ()
+
     def choose(self, text: str) -> Rich:
         found = re.match(rf"choose\s+({_NAME})\s+by\s+({_NAME})(\s+in\s+secret)?"
                          rf"(?:\s+seeing\s+(.+?))?\s+from\s+(.+?)\s+default\s+(.+)$", text)
@@ -147,7 +153,24 @@ class _Words:
             how.append(Piece(", in secret"))
         return (Piece(f"{who} chooses the "), self._name(name), *how, Piece(": "),
                 *self._options(options), Piece(" (by default "), *self._plain(default),
-                Piece(")."))
+                Piece(")."), *self._standing(name))
+
+    def _standing(self, name: str) -> Rich:
+        """The standing constraints on a choice: "While Grappling, only Active Dodge or Hand
+        parry." """
+        out: list[Piece] = []
+        for rule in self.standing:
+            if rule.choice != name:
+                continue
+            listed = [Piece(str(o), "lit") for o in rule.options]
+            word = "only " if rule.mode == "only" else "never "
+            joined: list[Piece] = []
+            for i, item in enumerate(listed):
+                if i:
+                    joined.append(Piece(" or " if i == len(listed) - 1 else ", "))
+                joined.append(item)
+            out += [Piece(f" While {rule.condition}, {word}"), *joined, Piece(".")]
+        return tuple(out)
 
     def ruling(self, text: str) -> Rich:
         """`ruling "…"`: the referee's call, as the sheet prints it."""

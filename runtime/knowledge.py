@@ -12,8 +12,22 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from .errors import RangeError, Span
 from .values import display, match_name, to_internal
+
+@attrs.frozen
+class StandingRule:
+    """A standing constraint as the compiled rulebook keeps it, for tools and sheets:
+    `while "Grappling", defence may only be ["Active Dodge", "Hand parry"]`."""
+
+    condition: Any  # the condition the choosing party is under
+    choice: str  # the `choose` it binds, in any procedure
+    mode: str  # "only": these options are left; "not": these are taken away
+    options: tuple[Any, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+
 
 # One standing constraint as generated code hands it over: the condition the choosing party is
 # under, the options it names, "only" (keep these) or "not" (take these away), and the rule's
@@ -92,4 +106,4 @@ def _detail(party: str, by: str, held: list[str], secret: bool) -> str:
     return f"by {party}, {by}{under}" + (", in secret" if secret else "")
 
 
-__all__ = ["choose_knowing", "narrowed"]
+__all__ = ["StandingRule", "choose_knowing", "narrowed"]

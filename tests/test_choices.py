@@ -360,3 +360,24 @@ def test_rq3_house_split_attack_answers_the_manner_of_both_blows():
     # Raw skill 60% may not be split.
     short = rb.combatant(**SWORDSMAN)
     assert split.run(attacker=short, dice=[], **foes).outcome == "not_allowed"
+
+
+def test_sheets_and_show_say_the_standing_constraints_and_what_a_party_knows(rb):
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+
+    assert [(r.condition, r.choice, r.mode, r.options) for r in rb.standing] == [
+        ("Grappling", "defence", "only", ("Active Dodge", "Hand parry")),
+        ("Retreating", "defence", "not", ("Parry", "Active Dodge", "Hand parry"))]
+    out = CliRunner().invoke(cli, ["sheet", rb.filename, "--format", "md", "--rules-only"])
+    assert out.exit_code == 0, out.output
+    assert "Defender chooses the Defence, seeing Attack Roll: Parry, Active Dodge, Hand parry " \
+        "or No defence (by default Parry). While Grappling, only Active Dodge or Hand parry. " \
+        "While Retreating, never Parry, Active Dodge or Hand parry." in out.output
+    assert "Feinter chooses the Real Move, in secret: Left, Right or Back" in out.output
+    assert "Reveal Real Move (chosen in secret)." in out.output
+    assert "its Defence chosen by this procedure: Hand parry" in out.output
+    shown = CliRunner().invoke(cli, ["show", rb.filename])
+    assert "standing constraints:\n  while Grappling, defence may only be [\"Active Dodge\", " \
+        "\"Hand parry\"] (line 11)" in shown.output
