@@ -381,3 +381,26 @@ def test_sheets_and_show_say_the_standing_constraints_and_what_a_party_knows(rb)
     shown = CliRunner().invoke(cli, ["show", rb.filename])
     assert "standing constraints:\n  while Grappling, defence may only be [\"Active Dodge\", " \
         "\"Hand parry\"] (line 11)" in shown.output
+
+
+def test_the_new_constructs_format_back_as_written():
+    from rulecraft.dsl.formatter import format_file
+    from rulecraft.dsl.parser import parse
+
+    from test_referee import APPEAL
+
+    for text in (FEINT, INTENT, APPEAL):
+        once = format_file(parse(text, "x.rules"))
+        assert format_file(parse(once, "x.rules")) == once
+    assert 'choose real_move by feinter in secret from side default "Right"' in \
+        format_file(parse(FEINT, "x.rules"))
+
+
+def test_a_house_file_adds_a_standing_constraint(tmp_path):
+    # RQ3 house H5: "Victims with maimed or severed limbs are in shock: can only crawl/Heal/DI/
+    # call for help" (no parry or dodge).
+    path = tmp_path / "h.rules"
+    path.write_text('rulebook rq3_more "RQ3, in shock"\nextends rq3_house\n\n'
+                    'while "In shock", defence may only be "No defence"\n', encoding="utf-8")
+    rb = rulecraft.load(str(path))
+    assert [(r.condition, r.options) for r in rb.standing] == [("In shock", ("No defence",))]
