@@ -21,7 +21,7 @@ from rulecraft.runtime.errors import RuleTypeError
 
 from .expressions import Env
 from .order import names_used
-from .types import ANY, T, accepts
+from .types import T, accepts
 
 REFEREE = "referee"  # the built-in party: the game master
 
@@ -225,4 +225,4 @@ def check_standing(scope: Any, choices: dict[str, tuple[str, ...]]) -> None:
             scope.unknown("condition", d.condition, d.span, list(conditions.members))
 
 
-__all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing", "ANY"]
+__all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing"]
