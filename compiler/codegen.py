@@ -367,7 +367,9 @@ class Writer(EncounterSteps, RefereeSteps):
         """One path through a block: its names and what it left unset."""
         self.unset = set(before)
         arm = dict(env)
+        secrets = dict(self.secrets)
         self.steps(body, arm, depth)
+        self.secrets = {**self.secrets, **secrets}  # a reveal in a branch holds only in it
         return arm, self.unset
 
     def _merge(self, env: Env, arms: list[tuple[Env, set[str]]], span: Span) -> None:

@@ -185,8 +185,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
-        if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen",
-                                                                          "ruling")):
+        if entry.kind == "branch" or (entry.depth and entry.kind not in (
+                "delay", "lengthen", "ruling") and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,
@@ -201,6 +201,11 @@ def _events(result: Result) -> list[dict[str, Any]]:
             continue
         events.append(event)
     return events
+
+
+def _referees(entry: Any) -> bool:
+    """A decision of the referee's, which the log shows from whatever call makes it."""
+    return entry.kind == "choose" and str(entry.detail).startswith("by referee")
 
 
 def _party(entry: Any, parties: dict[str, Any]) -> Any:

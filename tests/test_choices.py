@@ -404,3 +404,14 @@ def test_a_house_file_adds_a_standing_constraint(tmp_path):
                     'while "In shock", defence may only be "No defence"\n', encoding="utf-8")
     rb = rulecraft.load(str(path))
     assert [(r.condition, r.options) for r in rb.standing] == [("In shock", ("No defence",))]
+
+
+def test_a_reveal_in_one_branch_leaves_the_choice_secret_on_the_other(tmp_path):
+    text = FEINT.replace("  choose detect by target seeing feint_move from",
+                         "  if feinter.skill > 5:\n    reveal real_move\n"
+                         "  choose detect by target seeing feint_move, real_move from").replace(
+        '  detect = feint_move != "Back"', "  detect = true")
+    text = text.replace("  reveal real_move\n  if not detect:", "  if not detect:")
+    err = compile_error(tmp_path, text)
+    assert "real_move is chosen in secret by feinter and not yet revealed when target " \
+           "chooses detect" in str(err)

@@ -218,3 +218,9 @@ def test_a_standing_constraint_cannot_bind_the_referee(tmp_path):
         rulecraft.load(str(path))
     assert (caught.value.line, caught.value.column) == (4, 1)
     assert "dc is chosen by the referee, who is under no condition" in str(caught.value)
+
+
+def test_the_referees_choice_inside_a_call_is_in_the_fight_log(rb):
+    first, second = heroes(rb)
+    log = rb.fight([first, second], dice=[12]).log()
+    assert "dc = 15 (by referee, default)" in log
