@@ -224,3 +224,25 @@ def test_the_referees_choice_inside_a_call_is_in_the_fight_log(rb):
     first, second = heroes(rb)
     log = rb.fight([first, second], dice=[12]).log()
     assert "dc = 15 (by referee, default)" in log
+
+
+def test_rulecraft_fight_prints_the_referees_call(rb, tmp_path):
+    (tmp_path / "a.toml").write_text("charisma = 3\n", encoding="utf-8")
+    (tmp_path / "b.toml").write_text("charisma = 10\n", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["fight", rb.filename, str(tmp_path / "a.toml"),
+                                   str(tmp_path / "b.toml"), "--seed", "0"])
+    assert out.exit_code == 0, out.output
+    assert "the referee's call: the referee describes how the target is stunned" in out.output
+    assert "dc = 15 (by referee, default)" in out.output
+
+
+def test_an_encounters_exact_odds_through_a_referees_choice_and_ruling(rb):
+    # Each round a ruling is reached one time in two (stunned 9/20, the referee's call 1/20):
+    # in three rounds, 7/8 of fights reach one.
+    first, second = heroes(rb)
+    exchange = rb.procedures["exchange"]
+    ruled = exchange.odds(first=first, second=second,
+                          by=lambda r: any(e.kind == "ruling" for e in r.trace))
+    assert ruled == {True: Fraction(7, 8), False: Fraction(1, 8)}
+    assert exchange.odds(first=first, second=second) == {
+        "ended": 1 - Fraction(11, 20) ** 3, "capped": Fraction(11, 20) ** 3}
