@@ -38,8 +38,9 @@ class ChoiceInfo:
 class RefereeSteps:
     """Rulings, referee choices, secrets and `seeing`, callers' answers, standing constraints."""
 
-    # Choices made in secret on the way to this step and not revealed: name -> its party.
-    secrets: dict[str, str]
+    # Choices made in secret on the way to this step and not revealed: name -> its party
+    # (each procedure starts with a dict of its own: `start_referee`).
+    secrets: dict[str, str] = {}
 
     def start_referee(self: Any, decl: s.ProcedureDecl) -> None:
         self.secrets = {}

@@ -415,3 +415,9 @@ def test_a_reveal_in_one_branch_leaves_the_choice_secret_on_the_other(tmp_path):
     err = compile_error(tmp_path, text)
     assert "real_move is chosen in secret by feinter and not yet revealed when target " \
            "chooses detect" in str(err)
+
+
+def test_seeing_a_value_not_set_is_an_error(tmp_path):
+    err = compile_error(tmp_path, FEINT.replace("seeing attack_roll from", "seeing atack_roll from"))
+    assert "unknown value (defender chooses defence seeing values set before it) 'atack_roll'; " \
+           "did you mean 'attack_roll'?" in str(err)
