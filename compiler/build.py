@@ -24,6 +24,9 @@ from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
+from rulecraft.runtime.knowledge import StandingRule
+
+from .referee import check_standing
 from .references import plan as plan_references, wire as wire_references
 from .types import ANY, T, Domain
 
@@ -121,6 +124,9 @@ class _Compiler:
                         tables, formulas, procedures, model, self.tree.filename, self.tree.source,
                         comments + self.tree.trailing_comments, self.python, built)
         rulebook.references = wire_references(references, namespace, self.tree.source)
+        rulebook.standing = tuple(
+            StandingRule(d.condition, d.choice, d.mode, _options_of(d.options), d.span)
+            for d in self.scope.standing)
         return rulebook
 
     # -- passes ----------------------------------------------------------------------------
@@ -155,6 +161,8 @@ class _Compiler:
                 self.scope.procedures[d.name] = d
             elif isinstance(d, s.PolicyDecl):
                 self.scope.policies[d.name] = d
+            elif isinstance(d, s.StandingDecl):
+                self.scope.standing.append(d)
 
     def _enums(self, decls: tuple[Any, ...]) -> None:
         for d in decls:
@@ -454,6 +462,7 @@ class _Compiler:
                     self.scope.error(RuleTypeError, f"policy {decl.name} answers "
                                      f"{line.choice} twice", line.span)
                 seen.add(line.choice)
+        check_standing(self.scope, {p.name: p.choice_names for p in procedures.values()})
         for proc in procedures.values():
             proc.policies = tuple(self.scope.policies)
 
@@ -547,6 +556,12 @@ def _choose_steps(steps: tuple[Any, ...]) -> list[s.ChooseStep]:
 
 def _call_steps(steps: tuple[Any, ...]) -> list[s.CallStep]:
     return [st for st in s.all_steps(steps) if isinstance(st, s.CallStep)]
+
+
+def _options_of(node: s.Expr) -> tuple[Any, ...]:
+    """A standing constraint's options, as written: one, or a list of them."""
+    value = _literal(node)
+    return value if isinstance(value, tuple) else (value,)
 
 
 def _leaf(vt: ValueType) -> ValueType:

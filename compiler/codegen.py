@@ -18,11 +18,12 @@ from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .order import names_used
 from .outcomes import Schema
+from .referee import RefereeSteps
 from .scope import Scope, cost
 from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
-class Writer(EncounterSteps, ClockEventSteps):
+class Writer(EncounterSteps, ClockEventSteps, RefereeSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
     # Whether `let` and `if` steps write their value and trace entry straight into the run's
@@ -44,6 +45,7 @@ class Writer(EncounterSteps, ClockEventSteps):
             s.ScheduleStep: self.visit_ScheduleStep, s.EncounterLoop: self.visit_EncounterLoop,
             s.ConditionStep: self.visit_ConditionStep,
             **self.clock_event_visitors(),
+            s.RulingStep: self.visit_RulingStep, s.RevealStep: self.visit_RevealStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()
@@ -161,6 +163,7 @@ class Writer(EncounterSteps, ClockEventSteps):
         self.loops = 0
         self.schema = self._schema(decl)
         self.scope.schemas[decl.name] = self.schema
+        self.start_referee(decl)
         args = "".join(f", v_{name}" for name, _ in params)
         self.line(0, f"def p_{decl.name}(_ctx{args}):")
         self.origin(1, decl.span)
@@ -207,9 +210,16 @@ class Writer(EncounterSteps, ClockEventSteps):
             if not schema.fields:
                 self.scope.error(RuleTypeError, "outcomes: lists at least one outcome by name",
                                  decl.outcomes[0].span)
+            shared = [f for spec in decl.outcomes if spec.name is None for f in spec.fields]
+            for step in _outcome_steps(decl.steps):
+                if step.ruling is not None:  # the referee's call: no need to declare it
+                    schema.fields.setdefault(step.name, list(shared))
+                    schema.spans.setdefault(step.name, step.span)
             return schema
         for step in _outcome_steps(decl.steps):
             names = schema.fields.setdefault(step.name, [])
+            if step.ruling is not None:
+                continue  # the referee's call carries nothing
             schema.titles.setdefault(step.name, step.title)
             schema.spans.setdefault(step.name, step.span)
             names.extend(a.name for a in step.values if a.name not in names)
@@ -283,9 +293,7 @@ class Writer(EncounterSteps, ClockEventSteps):
             self.line(depth, f"_ctx.branch({where}, {condition!r}, True)")
 
     def visit_ChooseStep(self, step: s.ChooseStep, env: Env, depth: int) -> None:
-        if step.party not in env or env[step.party][1].kind != "combatant":
-            self.scope.unknown("party", step.party, step.span,
-                               [n for n, (_, t) in env.items() if t.kind == "combatant"])
+        who = self.choosing_party(step, env)
         options = step.options
         domain = self.scope.domain(options.name) if isinstance(options, s.Name) and \
             options.name not in env else None
@@ -310,11 +318,15 @@ class Writer(EncounterSteps, ClockEventSteps):
         self.emit.check_member(step.default, dt, item)
         default = self.emit.cast(default, dt, item.kind, step.default)
         default = self._policies(step, env, item, default)
+        extra = self.knowledge(step, env) + self.standing(step, item, who)
+        self.record_choice(step, item)
         var = self._bind(env, step.name, item, step.span)
         where = self.scope.span_ref(step.span)
         self.choices.append(step.name)
+        if step.secret:
+            self.secrets[step.name] = step.party
         self.line(depth, f"{var} = _ctx.choose({where}, {step.name!r}, {step.party!r}, {code}, "
-                         f"{default})")
+                         f"{default}{extra})")
 
     def _policies(self, step: s.ChooseStep, env: Env, item: T, default: str) -> str:
         """The choice as each policy that answers it makes it (`_ctx.policy` names the policy
@@ -324,6 +336,7 @@ class Writer(EncounterSteps, ClockEventSteps):
                 if line.choice != step.name:
                     continue
                 code, t = self.expr(line.value, env)
+                self.check_seen(step, name, line.value, env)
                 if not accepts(item, t):
                     self.scope.error(RuleTypeError, f"policy {name} answers {step.name} with "
                                      f"{t}; the choice takes {item}", line.value.span)
@@ -361,7 +374,9 @@ class Writer(EncounterSteps, ClockEventSteps):
         """One path through a block: its names and what it left unset."""
         self.unset = set(before)
         arm = dict(env)
+        secrets = dict(self.secrets)
         self.steps(body, arm, depth)
+        self.secrets = {**self.secrets, **secrets}  # a reveal in a branch holds only in it
         return arm, self.unset
 
     def _merge(self, env: Env, arms: list[tuple[Env, set[str]]], span: Span) -> None:
@@ -446,6 +461,12 @@ class Writer(EncounterSteps, ClockEventSteps):
     def visit_OutcomeStep(self, step: s.OutcomeStep, env: Env, depth: int) -> None:
         schema = self.schema
         fields = schema.fields.get(step.name)
+        if step.ruling is not None:  # the referee's call: recorded, then the end, carrying none
+            self.ruling(step.ruling, step.span, depth)
+            values = ", ".join(f"{name!r}: None" for name in fields or ())
+            where = self.scope.span_ref(step.span)
+            self.line(depth, f"return _ctx.done({where}, {step.name!r}, {{{values}}})")
+            return
         if fields is None:
             self.scope.unknown("outcome (declared under outcomes:)", step.name, step.span,
                                list(schema.fields))
@@ -497,12 +518,14 @@ class Writer(EncounterSteps, ClockEventSteps):
             self._bind(env, step.name, ANY, step.span)
             return
         codes = self._arguments(step, callee, params, env)
+        answers = self.answers(step, env)
+        self.callee_choices(step.procedure)
         self.choices.extend(self.scope.procedure_choices.get(step.procedure, ()))
         var = self._bind(env, step.name, T("outcome", ref=step.procedure), step.span)
         where = self.scope.span_ref(step.span)
         args = "".join(c + ", " for c in codes)
         self.line(depth, f"{var} = _ctx.call({where}, {step.name!r}, {step.procedure!r}, "
-                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)})")
+                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)}{answers})")
 
     def _arguments(self, step: s.CallStep, callee: s.ProcedureDecl,
                    params: list[tuple[str, T]], env: Env) -> list[str]:

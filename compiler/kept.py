@@ -34,7 +34,7 @@ from .scope import Scope
 
 Bases = tuple[tuple[str, str], ...]  # what a house file extends: (file name, text), nearest first
 # The parts of a symbol table only the passes over procedures read.
-_PROCEDURES = ("procedures", "policies", "procedure_params", "procedure_choices",
+_PROCEDURES = ("procedures", "policies", "procedure_params", "procedure_choices", "choice_info",
                "procedure_checks", "schemas")
 
 

@@ -70,6 +70,10 @@ class Scope:
     procedure_checks: dict[tuple[str, str], str] = attrs.field(factory=dict)  # -> Param global
     schemas: dict[str, Any] = attrs.field(factory=dict)  # procedure -> outcomes.Schema
     policies: dict[str, s.PolicyDecl] = attrs.field(factory=dict)
+    # The referee (compiler/referee.py): each procedure's choices a caller may answer (its own
+    # and its callees'), and the standing constraints on choices.
+    choice_info: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    standing: list[Any] = attrs.field(factory=list)
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)

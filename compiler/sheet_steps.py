@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import attrs
 
@@ -46,13 +47,16 @@ _BOUND = re.compile(rf"^(?:roll|let|choose|call)\s+({_NAME})|^for\s+each\s+({_NA
 
 
 def steps(procedure: Procedure, vocabulary: Vocabulary,
-          options: Mapping[str, tuple[str, ...]]) -> tuple[StepView, ...]:
+          options: Mapping[str, tuple[str, ...]], standing: tuple[Any, ...] = ()
+          ) -> tuple[StepView, ...]:
     """The procedure's steps in words. `options`: each enum's members (a choice from `defence`
-    lists them)."""
+    lists them); `standing`: the rulebook's standing constraints, said under each choice they
+    bind."""
     parties = frozenset(p.name for p in procedure.params if p.type.kind == "combatant")
     local = frozenset(p.name for p in procedure.params) | frozenset(_bound(procedure.steps))
     words_ = _Words(MathWriter(vocabulary, local, parties), vocabulary, options,
                     procedure.source or "")
+    words_.standing = standing
     return tuple(words_.step(step, str(i)) for i, step in enumerate(procedure.steps, 1))
 
 
@@ -79,6 +83,7 @@ class _Words:
             "repeat": self.repeat, "if": lambda text: (), "named": lambda text: (),
             "schedule": self.schedule, "condition": self.condition,
             **event_words(self),  # events on the clock: compiler/sheet_events.py
+            "ruling": self.ruling, "reveal": self.reveal,
         }
 
     def step(self, step: Step, number: str) -> StepView:
@@ -133,15 +138,52 @@ class _Words:
         return (self._name(name), Piece(" = ", "op"), *self.math.value(parse(value)),
                 Piece("."))
 
+    standing: tuple[Any, ...] = ()
+
     def choose(self, text: str) -> Rich:
-        found = re.match(rf"choose\s+({_NAME})\s+by\s+({_NAME})\s+from\s+(.+?)\s+default\s+(.+)$",
-                         text)
+        found = re.match(rf"choose\s+({_NAME})\s+by\s+({_NAME})(\s+in\s+secret)?"
+                         rf"(?:\s+seeing\s+(.+?))?\s+from\s+(.+?)\s+default\s+(.+)$", text)
         if found is None:
             return (Piece(text),)
-        name, party, options, default = found.groups()
-        return (Piece(f"{words(party)} chooses the "), self._name(name), Piece(": "),
+        name, party, secret, seeing, options, default = found.groups()
+        who = "The referee" if party == "referee" else words(party)
+        how: list[Piece] = []
+        if seeing:
+            how += [Piece(", seeing "), *_listed([self._name(n.strip()) for n in
+                                                  seeing.split(",")])]
+        if secret:
+            how.append(Piece(", in secret"))
+        return (Piece(f"{who} chooses the "), self._name(name), *how, Piece(": "),
                 *self._options(options), Piece(" (by default "), *self._plain(default),
-                Piece(")."))
+                Piece(")."), *self._standing(name))
+
+    def _standing(self, name: str) -> Rich:
+        """The standing constraints on a choice: "While Grappling, only Active Dodge or Hand
+        parry." """
+        out: list[Piece] = []
+        for rule in self.standing:
+            if rule.choice != name:
+                continue
+            listed = [Piece(str(o), "lit") for o in rule.options]
+            word = "only " if rule.mode == "only" else "never "
+            joined: list[Piece] = []
+            for i, item in enumerate(listed):
+                if i:
+                    joined.append(Piece(" or " if i == len(listed) - 1 else ", "))
+                joined.append(item)
+            out += [Piece(f" While {rule.condition}, {word}"), *joined, Piece(".")]
+        return tuple(out)
+
+    def ruling(self, text: str) -> Rich:
+        """`ruling "…"`: the referee's call, as the sheet prints it."""
+        found = re.match(r'ruling\s+"([^"]*)"$', text)
+        return (Piece("The referee's call: "), Piece(found[1] if found else text, "ruling"),
+                Piece("."))
+
+    def reveal(self, text: str) -> Rich:
+        names = [n.strip() for n in text[len("reveal"):].split(",")]
+        return (Piece("Reveal "), *_listed([self._name(n) for n in names]),
+                Piece(" (chosen in secret)."))
 
     def _options(self, text: str) -> Rich:
         node = parse(text)
@@ -184,6 +226,7 @@ class _Words:
 
     def call(self, text: str) -> Rich:
         name, value = _assignment(text[len("call"):])
+        value, choosing = _choosing(value)
         node = parse(value)
         if not isinstance(node, s.Call):
             return (Piece(text),)
@@ -194,8 +237,13 @@ class _Words:
         for field, arg in node.named:
             args += [Piece(", " if args else " with "), self._name(field), Piece(" = ", "op"),
                      *self.math.expression(arg)]
-        return (Piece("Play "), head, *args, Piece("; its outcome is "), self._name(name),
-                Piece("."))
+        answers: list[Piece] = []
+        for part in _split_top(choosing) if choosing else ():
+            field, answer = _split_once(part, "=")
+            answers += [Piece(", " if answers else "; its "), self._name(field),
+                        Piece(" chosen by this procedure: "), *self._plain(answer)]
+        return (Piece("Play "), head, *args, *answers, Piece("; its outcome is "),
+                self._name(name), Piece("."))
 
     def schedule(self, text: str) -> Rich:
         """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`."""
@@ -232,6 +280,10 @@ class _Words:
         return (Piece(f"{who} is "), *self._plain(condition), *lasting, Piece("."))
 
     def outcome(self, text: str) -> Rich:
+        ruled = re.match(r'outcome\s+by\s+referee\s+"([^"]*)"$', text)
+        if ruled is not None:
+            return (Piece("Outcome: "), Piece("the referee's call", "outcome"), Piece(" — "),
+                    Piece(ruled[1], "ruling"), Piece("."))
         found = re.match(rf'outcome\s+({_NAME})(?:\s+"([^"]*)")?(?:\s+with\s+(.*))?$', text)
         if found is None:
             return (Piece(text),)
@@ -261,6 +313,24 @@ class _Words:
             return (Piece(text),)
         return (Piece("Repeat until "), *self.math.text(found[1]), Piece(" (at most "),
                 *self.math.text(found[2]), Piece(" times):"))
+
+
+def _listed(items: list[Piece]) -> list[Piece]:
+    """`a`, `a and b`, `a, b and c`."""
+    out: list[Piece] = []
+    for i, item in enumerate(items):
+        if i:
+            out.append(Piece(" and " if i == len(items) - 1 else ", "))
+        out.append(item)
+    return out
+
+
+def _choosing(text: str) -> tuple[str, str]:
+    """A call's `f(x) choosing a = …, b = …`: the call, and what it answers (outside quotes)."""
+    found = re.search(r'\)\s+choosing\s+(?=(?:[^"]*"[^"]*")*[^"]*$)', text)
+    if found is None:
+        return text, ""
+    return text[:found.start() + 1], text[found.end():]
 
 
 def _assignment(text: str) -> tuple[str, str]:

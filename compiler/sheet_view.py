@@ -234,7 +234,8 @@ class _Builder:
                              self.status(p.name), was)
 
     def _steps(self, p: Procedure) -> tuple[StepView, ...]:
-        return _noted(steps(p, self.vocabulary, self.options), self.sources)
+        return _noted(steps(p, self.vocabulary, self.options,
+                            getattr(self.rb, "standing", ())), self.sources)
 
     # -- combatants ------------------------------------------------------------------------
     def combatant(self, model: CombatantModel) -> CombatantView:

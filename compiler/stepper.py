@@ -80,6 +80,7 @@ class StepWriter(Writer):
         self.unset = set()
         self.loops = 0
         self.schema = self.scope.schemas[decl.name]
+        self.secrets = {}
         decl = fold_sums(decl, {name for name, _ in params}, self._implicit(decl.steps))
         names = [n for n, _ in params]
         names += [n for n in dict.fromkeys(_bound_names(decl.steps) + _loop_names(decl.steps))
@@ -179,6 +180,10 @@ class StepWriter(Writer):
         return 1
 
     def split_call(self, step: s.CallStep, env: Env, depth: int) -> int:
+        if step.choosing:
+            # The callee's endings are worked out once per situation, its choices as the run
+            # makes them: a caller answering them walks the paths instead.
+            raise _Unsupported("a call answering its callee's choices")
         callee = self.scope.procedures[step.procedure]
         params = self.scope.procedure_params[step.procedure]
         codes = self._arguments(step, callee, params, env)
@@ -714,7 +719,8 @@ class _Quiet(ast.NodeTransformer):
 
 # What ExactContext does with these calls: give back the last argument, or nothing; of a
 # `delay` (whom, by how much), only the arguments are worked out, into `_UNREAD`.
-_GIVE_BACK, _NOTHING, _UNREAD_ARGS = (frozenset(("let", "until")), frozenset(("branch",)),
+_GIVE_BACK, _NOTHING, _UNREAD_ARGS = (frozenset(("let", "until")),
+                                      frozenset(("branch", "ruling", "reveal")),
                                       frozenset(("delay", "lengthen")))
 _UNREAD = "_unread"
 
@@ -739,7 +745,7 @@ class _Unsupported(Exception):
 # runs, so `has`, `remaining` and `next_turn` read the same (nothing) in every state.
 _CONTEXT = frozenset(("let", "branch", "choose", "change", "each", "passes", "until", "capped",
                       "item", "first_pass", "_pass", "finish", "done", "policy", "delay",
-                      "lengthen", "has", "remaining", "next_turn"))
+                      "lengthen", "has", "remaining", "next_turn", "ruling", "reveal"))
 
 
 # The run context's calls that count loop passes.

@@ -190,8 +190,18 @@ def _let_step(step: s.LetStep, pad: str, depth: int) -> list[str]:
 
 
 def _choose_step(step: s.ChooseStep, pad: str, depth: int) -> list[str]:
-    return [f"{pad}choose {step.name} by {step.party} from {expression(step.options)} "
-            f"default {expression(step.default)}"]
+    secret = " in secret" if step.secret else ""
+    seeing = f" seeing {', '.join(step.seeing)}" if step.seeing else ""
+    return [f"{pad}choose {step.name} by {step.party}{secret}{seeing} from "
+            f"{expression(step.options)} default {expression(step.default)}"]
+
+
+def _reveal_step(step: s.RevealStep, pad: str, depth: int) -> list[str]:
+    return [f"{pad}reveal {', '.join(step.names)}"]
+
+
+def _ruling_step(step: s.RulingStep, pad: str, depth: int) -> list[str]:
+    return [f'{pad}ruling "{step.text}"']
 
 
 def _change_step(step: s.ChangeStep, pad: str, depth: int) -> list[str]:
@@ -217,6 +227,8 @@ def _if_step(step: s.IfStep, pad: str, depth: int) -> list[str]:
 
 
 def _outcome_step(step: s.OutcomeStep, pad: str, depth: int) -> list[str]:
+    if step.ruling is not None:
+        return [f'{pad}outcome by referee "{step.ruling}"']
     head = f"{pad}outcome {step.name}{_title(step.title)}"
     if not step.values:
         return [head]
@@ -230,7 +242,9 @@ def _outcome_step(step: s.OutcomeStep, pad: str, depth: int) -> list[str]:
 
 def _call_step(step: s.CallStep, pad: str, depth: int) -> list[str]:
     args = [expression(a) for a in step.args] + [f"{n} = {expression(v)}" for n, v in step.named]
-    return [f"{pad}call {step.name} = {step.procedure}({', '.join(args)})"]
+    choosing = "".join((", " if i else " choosing ") + f"{a.name} = {expression(a.value)}"
+                       for i, a in enumerate(step.choosing))
+    return [f"{pad}call {step.name} = {step.procedure}({', '.join(args)}){choosing}"]
 
 
 def _for_step(step: s.ForStep, pad: str, depth: int) -> list[str]:
@@ -314,6 +328,8 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.ConditionStep: _condition_step, s.EventStep: _event_step, s.CancelStep: _cancel_step,
     s.RaiseStep: _raise_step, s.TriggerStep: _trigger_step,
 }
+_STEPS[s.RulingStep] = _ruling_step
+_STEPS[s.RevealStep] = _reveal_step
 
 
 # ---- expressions ---------------------------------------------------------------------------
@@ -491,3 +507,10 @@ def _reference_line(line: s.ReferenceLine) -> str:
 
 
 _DECLARATIONS[s.ReferenceDecl] = _reference
+
+
+def _standing(d: s.StandingDecl) -> list[str]:
+    return [f'while "{d.condition}", {d.choice} may {d.mode} be {expression(d.options)}']
+
+
+_DECLARATIONS[s.StandingDecl] = _standing

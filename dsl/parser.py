@@ -137,6 +137,12 @@ def _parse_tree(text: str, source: str, filename: str, start: str,
                               Span(filename, err.line + line_offset, err.column), source) from None
 
 
+def ruling_outcome(text: str) -> str:
+    """The name of the outcome a procedure ends in when it ends in the referee's call: what
+    odds count it under, so a path reaching it is the referee's, not a guess."""
+    return f"referee's call: {text}"
+
+
 def _unquote(token: Token | None) -> str | None:
     return None if token is None else str(token)[1:-1]
 
@@ -610,7 +616,8 @@ class _Builder(Transformer_NonRecursive):
         args = c[2] or []
         positional = tuple(a for a in args if not isinstance(a, tuple))
         named = tuple(a for a in args if isinstance(a, tuple))
-        return s.CallStep(str(c[0]), str(c[1]), positional, named, span, self._claim(span))
+        return s.CallStep(str(c[0]), str(c[1]), positional, named, span, self._claim(span),
+                          c[3] or ())
 
     def for_step(self, meta: Any, c: list[Any]) -> s.ForStep:
         span = self._span(meta)
@@ -636,7 +643,39 @@ class _Builder(Transformer_NonRecursive):
 
     def choose_step(self, meta: Any, c: list[Any]) -> s.ChooseStep:
         span = self._span(meta)
-        return s.ChooseStep(str(c[0]), str(c[1]), c[2], c[3], span, self._claim(span))
+        name, party, secret, seeing, options, default = c
+        return s.ChooseStep(str(name), str(party), options, default, span, self._claim(span),
+                            secret is not None, seeing)
+
+    def seeing(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
+        return tuple(str(n) for n in c)
+
+    def reveal_step(self, meta: Any, c: list[Any]) -> s.RevealStep:
+        span = self._span(meta)
+        return s.RevealStep(tuple(str(n) for n in c), span, self._claim(span))
+
+    def ruling_step(self, meta: Any, c: list[Any]) -> s.RulingStep:
+        span = self._span(meta)
+        return s.RulingStep(_unquote(c[0]) or "", span, self._claim(span))
+
+    def outcome_ruling(self, meta: Any, c: list[Any]) -> s.OutcomeStep:
+        """`outcome by referee "…"`: an outcome named for the referee's call."""
+        span = self._span(meta)
+        text = _unquote(c[0]) or ""
+        return s.OutcomeStep(ruling_outcome(text), None, (), span, self._claim(span), text)
+
+    def standing_only(self, meta: Any, c: list[Any]) -> s.StandingDecl:
+        span = self._span(meta)
+        return s.StandingDecl("only", _unquote(c[0]) or "", str(c[1]), c[2], span,
+                              self._claim(span))
+
+    def standing_not(self, meta: Any, c: list[Any]) -> s.StandingDecl:
+        span = self._span(meta)
+        return s.StandingDecl("not", _unquote(c[0]) or "", str(c[1]), c[2], span,
+                              self._claim(span))
+
+    def choosing(self, meta: Any, c: list[Any]) -> tuple[s.Assign, ...]:
+        return tuple(c)
 
     def if_step(self, meta: Any, c: list[Any]) -> s.IfStep:
         span = self._span(meta)

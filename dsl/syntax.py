@@ -208,6 +208,7 @@ if TYPE_CHECKING:
                               StepRef, TableEdit, TableOption, Target, all_steps, blocks)
     from .syntax_file import CancelStep, EventStep, RaiseStep, TriggerStep
     from .syntax_file import ORDINALS, OutcomeEdit, ParamEdit
+    from .syntax_file import RevealStep, RulingStep, StandingDecl
 
 
 def __getattr__(name: str) -> Any:

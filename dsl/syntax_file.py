@@ -161,6 +161,22 @@ class ChooseStep:  # choose_step
     default: Expr
     span: Span
     comments: tuple[str, ...] = ()
+    secret: bool = False  # `in secret`: hidden from other parties' choices until revealed
+    seeing: tuple[str, ...] | None = None  # `seeing a, b`: all a policy answering it may read
+
+
+@attrs.frozen
+class RevealStep:  # reveal_step: reveal NAME, …  (secret choices made known)
+    names: tuple[str, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RulingStep:  # ruling_step: ruling "…"  (the referee's call; the steps go on)
+    text: str
+    span: Span
+    comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -198,12 +214,13 @@ class Assign:  # assign
 
 
 @attrs.frozen
-class OutcomeStep:  # outcome_step
+class OutcomeStep:  # outcome_step, outcome_ruling
     name: str
     title: str | None
     values: tuple[Assign, ...]
     span: Span
     comments: tuple[str, ...] = ()
+    ruling: str | None = None  # `outcome by referee "…"`: the procedure ends in the referee's call
 
 
 @attrs.frozen
@@ -214,6 +231,7 @@ class CallStep:  # call_step: call save = saving_throw(defender, "Willpower")
     named: tuple[tuple[str, Expr], ...]
     span: Span
     comments: tuple[str, ...] = ()
+    choosing: tuple[Assign, ...] = ()  # `choosing manner = "Split attack"`: the callee's choices
 
 
 @attrs.frozen
@@ -238,7 +256,7 @@ class RepeatStep:  # repeat_step: repeat until cond, at most N times: … [at th
 
 
 Step = Union[RollStep, LetStep, ChooseStep, IfStep, ChangeStep, OutcomeStep, CallStep, ForStep,
-             RepeatStep]
+             RepeatStep, RulingStep, RevealStep]
 
 
 @attrs.frozen
@@ -367,6 +385,21 @@ class PolicyLine:  # policy_line: a choice's answer under this policy
     value: Expr
     span: Span
     comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class StandingDecl:  # standing_only / standing_not: while "Stunned", defence may only be "Parry"
+    mode: str  # "only" (the options left are these) or "not" (these are taken away)
+    condition: str  # a condition the choosing party is under
+    choice: str  # the `choose` it constrains, in any procedure
+    options: Expr  # an option or a list of options
+    span: Span
+    comments: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """What names the rule among the declarations (no rule name can hold a space)."""
+        return f"while {self.condition!r}, {self.choice}"
 
 
 @attrs.frozen
@@ -535,6 +568,7 @@ __all__ = [
     "RollStep", "LetStep", "ChooseStep", "Branch", "IfStep", "ChangeStep", "Assign", "OutcomeStep",
     "CallStep", "ForStep", "RepeatStep", "Step", "OutcomeSpec", "ProcedureDecl", "ScheduleStep",
     "ConditionStep", "EncounterLoop", "Every", "NamedStep", "blocks", "PolicyLine", "PolicyDecl",
+    "RulingStep", "RevealStep", "StandingDecl",
     "all_steps", "ExtendsDecl", "ReplaceDecl", "RemoveDecl", "TableEdit", "StepRef", "StepEdit",
     "FieldEdit", "AmendDecl", "ReferenceLine", "ReferenceDecl", "Declaration", "File",
     "ORDINALS", "ParamEdit", "OutcomeEdit",

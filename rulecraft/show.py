@@ -37,7 +37,43 @@ def overview(rb: Rulebook) -> dict[str, Any]:
             "formulas": [_formula(f) for f in rb.formulas.values()],
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
             "combatants": [_combatant(rb, m) for m in _models(rb).values()],
-            "enums": [_enum(e) for e in rb.enums.values()]}
+            "enums": [_enum(e) for e in rb.enums.values()],
+            **_referee(rb)}
+
+
+def _referee(rb: Rulebook) -> dict[str, Any]:
+    """The referee's calls and the standing constraints, under keys of their own when the
+    rulebook has any (a rulebook without them shows the keys it always showed)."""
+    found = {"rulings": rulings(rb), "standing": _standing(rb)}
+    return {key: value for key, value in found.items() if value}
+
+
+def rulings(rb: Rulebook) -> list[dict[str, Any]]:
+    """The referee's calls, in one list: each `ruling "…"` step (the steps go on) and each
+    `outcome by referee "…"` (the procedure ends in it), with its procedure and line."""
+    found: list[dict[str, Any]] = []
+
+    def walk(procedure: str, steps: tuple[Step, ...]) -> None:
+        for step in steps:
+            ruled = re.match(r'(ruling|outcome\s+by\s+referee)\s+"([^"]*)"', step.text)
+            if ruled is not None and step.kind in ("ruling", "outcome"):
+                found.append({"procedure": procedure, "text": ruled[2],
+                              "ends": step.kind == "outcome", "line": _line(step.span)})
+            for _, block in step.blocks:
+                walk(procedure, block)
+
+    for p in rb.procedures.values():
+        walk(p.name, p.steps)
+    return found
+
+
+def _standing(rb: Rulebook) -> list[dict[str, Any]]:
+    """The standing constraints on choices (`while "Stunned", defence may only be "Parry"`)."""
+    compiled = COMPILED.get(rb)
+    scope = compiled[0] if compiled is not None else None
+    return [{"condition": d.condition, "choice": d.choice, "mode": d.mode,
+             "options": _plain(scope, d.options), "line": _line(d.span)}
+            for d in (scope.standing if scope is not None else ())]
 
 
 def entry(rb: Rulebook, name: str) -> dict[str, Any]:

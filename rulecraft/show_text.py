@@ -26,6 +26,14 @@ def overview_text(data: dict[str, Any]) -> str:
     if data["enums"]:
         out += ["", "enums:"] + [f"  {e['name']}: {', '.join(e['members'])}"
                                  for e in data["enums"]]
+    if data.get("standing"):
+        out += ["", "standing constraints:"] + [
+            f"  while {c['condition']}, {c['choice']} may {c['mode']} be {c['options']}"
+            f" (line {c['line']})" for c in data["standing"]]
+    if data.get("rulings"):
+        out += ["", "the referee's calls:"] + [
+            f"  {r['procedure']}, line {r['line']}: {r['text']}"
+            + (" (ends the procedure)" if r["ends"] else "") for r in data["rulings"]]
     return "\n".join(out)
 
 

@@ -71,6 +71,10 @@ class RunContext:
         self.dropped = self.dropped_depth = 0
         self._weight = self._weighed = 0
         self._mark = _WEIGH_EVERY
+        # Choices the calls under way answer for their callees (`call … choosing x = …`),
+        # and choices made in secret, not yet revealed: name -> the party that made it.
+        self.answered: dict[str, Any] = {}
+        self.secrets: dict[str, str] = {}
 
     def roll(self, span: Span, name: str, dice: Any) -> Any:
         if not isinstance(dice, Dice):
@@ -94,13 +98,23 @@ class RunContext:
         self.trace.append(("branch", condition, taken, span))
 
     def choose(
-        self, span: Span, name: str, party: str, options: Sequence[Any], default: Any
+        self, span: Span, name: str, party: str, options: Sequence[Any], default: Any,
+        standing: tuple[Any, tuple[Any, ...]] | None = None, seeing: tuple[str, ...] | None = None,
+        secret: bool = False,
     ) -> Any:
+        if standing is not None or secret or self.answered:
+            return self._choose_knowing(span, name, party, options, default, standing, seeing,
+                                        secret)
         if name not in self.choices and type(options) is tuple and default in options:
             # Nobody chose: the rule's default, one of the options (the common case).
             self.values[name] = default
             self.trace.append(("choose", name, default, span, f"by {party}, default"))
             return default
+        return self._chosen(span, name, party, options, default, seeing)
+
+    def _chosen(self, span: Span, name: str, party: str, options: Sequence[Any], default: Any,
+                seeing: tuple[str, ...] | None = None) -> Any:
+        """A choice given by name, scripted, made by the caller's function, or the default."""
         options = list(options)
         chosen = self.choices.get(name, default)
         by = "given" if name in self.choices else "default"
@@ -115,9 +129,13 @@ class RunContext:
             by = "scripted"
         if by == "given" and callable(chosen) and not isinstance(chosen, str):
             # Only a caller's own function is called: a value from the rule (a default) never is.
+            # It is shown what the party may see: the values it chooses `seeing` (all when the
+            # rule does not say), never another party's secret not yet revealed.
+            shown = {k: to_public(v) for k, v in self.values.items()
+                     if (seeing is None or k in seeing)
+                     and self.secrets.get(k, party) == party}
             try:
-                chosen = chosen(options=[to_public(o) for o in options],
-                                values={k: to_public(v) for k, v in self.values.items()})
+                chosen = chosen(options=[to_public(o) for o in options], values=shown)
             except Exception as err:  # the caller's function, not the rule: say so
                 raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
                                  span, self.source) from err
@@ -137,6 +155,25 @@ class RunContext:
         self.values[name] = chosen
         self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
         return chosen
+
+    def _choose_knowing(self, span: Span, name: str, party: str, options: Sequence[Any],
+                        default: Any, standing: tuple[Any, tuple[Any, ...]] | None,
+                        seeing: tuple[str, ...] | None, secret: bool) -> Any:
+        """A choice under a standing constraint, made in secret or answered by a caller
+        (runtime/knowledge.py); otherwise as `choose`."""
+        from .knowledge import choose_knowing  # only rules that use these pay the import
+
+        return choose_knowing(self, span, name, party, options, default, standing, seeing,
+                              secret)
+
+    def ruling(self, span: Span, party: str, text: str) -> None:
+        """The referee's call, where the rules leave an effect to people: recorded."""
+        self.trace.append(("ruling", party, text, span))
+
+    def reveal(self, span: Span, name: str, value: Any) -> None:
+        """A choice made in secret made known: every party may see it from now on."""
+        party = self.secrets.pop(name, None)
+        self.trace.append(("reveal", name, value, span, f"chosen by {party}" if party else ""))
 
     def give(self, span: Span, party: str, who: Combatant, condition: Any,
              duration: Any) -> None:
@@ -272,12 +309,17 @@ class RunContext:
         return _replace(updated, index, held)
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...], cost: int = 1) -> Outcome:
+             args: tuple[Any, ...], cost: int = 1,
+             answers: Mapping[str, Any] | None = None) -> Outcome:
         """Another procedure, played in this run: same dice, choices and trace, its own values.
         Its outcome ends only it, and is the caller's value `name`. It costs the steps its
-        procedure writes, from the command's work."""
+        procedure writes, from the command's work. `answers`: the choices the caller makes
+        for it (`choosing`), the nearest caller's answer first."""
         self._spend(span, cost)
         saved = self.values
+        answered = self.answered
+        if answers:
+            self.answered = {**answered, **answers}
         self.values = {}
         self.trace.append(("call", name, procedure, span))
         try:
@@ -286,6 +328,7 @@ class RunContext:
             outcome = done.outcome
         finally:
             self.values = saved
+            self.answered = answered
         if outcome is None:  # the compiler sees that every path ends in an outcome
             raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
                                  self.source)

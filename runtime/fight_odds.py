@@ -84,8 +84,11 @@ class FightContext(RunContext):
         raise fight.reached(self, made, sched, values)
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...], cost: int = 1) -> Outcome:
+             args: tuple[Any, ...], cost: int = 1,
+             answers: Mapping[str, Any] | None = None) -> Outcome:
         """A call, as a roll of its endings: the one this run takes is put in place."""
+        if answers:  # its endings are worked out without the caller's answers: walk the paths
+            raise Unmergeable(f"a call of {procedure} answers its choices")
         dice, fight = self.dice, self.fight
         seen = dice.seen
         if seen is None:

@@ -186,7 +186,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
-        if entry.kind == "branch" or (entry.depth and entry.kind not in ("delay", "lengthen")):
+        if entry.kind == "branch" or (entry.depth and entry.kind not in (
+                "delay", "lengthen", "ruling") and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,
@@ -201,6 +202,11 @@ def _events(result: Result) -> list[dict[str, Any]]:
             continue
         events.append(event)
     return events
+
+
+def _referees(entry: Any) -> bool:
+    """A decision of the referee's, which the log shows from whatever call makes it."""
+    return entry.kind == "choose" and str(entry.detail).startswith("by referee")
 
 
 def _party(entry: Any, parties: dict[str, Any]) -> Any:
@@ -262,6 +268,10 @@ class _News:
             return f"the clock ticks (every {display(value)})"
         if kind in EVENT_KINDS:  # events on the clock: runtime/clock_events.py
             return event_line(kind, event["name"], value, str(event["detail"]), party)
+        if kind == "ruling":  # the referee's call, wherever in the calls it is made
+            return f"the referee's call: {value}"
+        if kind == "reveal":
+            return f"{event['name']} revealed: {display(value)}"
         if kind in ("let", "choose", "roll"):
             if isinstance(value, Combatant) or kind == "let" and (
                     event["name"] not in self.state or self.last.get(event["name"], _NEW) == value):

@@ -19,7 +19,9 @@ from .values import display, to_public
 class TraceEntry:
     """One thing a procedure did: a roll, a computed value, a choice, a branch, a change, an end."""
 
-    kind: str  # "roll", "let", "choose", "branch", "change", "each", "call", "return", "outcome"
+    # "roll", "let", "choose", "branch", "change", "each", "call", "return", "outcome"; "ruling"
+    # (the referee's call: name "referee", value its text), "reveal" (a secret choice made known)
+    kind: str
     name: str
     value: Any
     span: Span | None = attrs.field(default=None, eq=False)
@@ -35,6 +37,8 @@ class TraceEntry:
         value = "none" if self.value is None else display(self.value) \
             if not isinstance(self.value, Combatant) else who(self.value)
         detail = f" ({self.detail})" if self.detail else ""
+        if self.kind == "ruling":  # the referee's call, in words
+            return f"{'  ' * self.depth}{where}: ruling: the {self.name}'s call: {value}"
         return f"{'  ' * self.depth}{where}: {self.kind} {self.name} = {value}{detail}"
 
     def as_json(self) -> dict[str, Any]:

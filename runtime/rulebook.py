@@ -110,6 +110,8 @@ class Rulebook:
     origins: Mapping[str, Origin] = attrs.field(factory=dict, repr=False)
     # The quick-reference tables it declares for its sheets, worked out when a sheet asks.
     references: Mapping[str, Reference] = attrs.field(factory=dict, repr=False)
+    # Standing constraints on choices (runtime.knowledge.StandingRule), in the order written.
+    standing: tuple[Any, ...] = attrs.field(default=(), repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:
