@@ -13,6 +13,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError, Span
 
+from .clock_ticks import TickSteps
 from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .order import names_used
@@ -21,7 +22,7 @@ from .scope import Scope, cost
 from .types import ANY, INT, NUM, T, accepts, join
 
 
-class Writer(EncounterSteps):
+class Writer(EncounterSteps, TickSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
     # Whether `let` and `if` steps write their value and trace entry straight into the run's
@@ -42,6 +43,7 @@ class Writer(EncounterSteps):
             s.RepeatStep: self.visit_RepeatStep, s.NamedStep: self.visit_NamedStep,
             s.ScheduleStep: self.visit_ScheduleStep, s.EncounterLoop: self.visit_EncounterLoop,
             s.ConditionStep: self.visit_ConditionStep,
+            s.TurnsStep: self.visit_TurnsStep, s.RoundDelayStep: self.visit_RoundDelayStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()

@@ -206,6 +206,7 @@ if TYPE_CHECKING:
                               ReferenceDecl, ReferenceLine, RemoveDecl, RepeatStep, ReplaceDecl,
                               RollStep, RowLine, RulebookDecl, ScheduleStep, Step, StepEdit,
                               StepRef, TableEdit, TableOption, Target, all_steps, blocks)
+    from .syntax_file import (CalendarDecl, RoundDelayStep, TimeUnit, TurnsStep, UnitDef)
 
 
 def __getattr__(name: str) -> Any:
