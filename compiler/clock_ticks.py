@@ -54,7 +54,8 @@ class TickSteps:
                              block.period.span)
         code = self.emit.cast(code, t, "int" if rounds else "num", block.period)
         unit = s.TimeUnit(block.unit, block.unit_span or block.span)
-        hint = f" (this encounter's clock counts {wanted}: write `every N {wanted}:`)"
+        hint = f" (this encounter's clock counts {wanted}: write `every N {wanted}:`)" \
+            if rounds else ""
         value = factor(self, unit, self.encounter, rounds, hint)
         if value is not None and rounds and not isinstance(value, int):
             self.scope.error(RuleTypeError, f"a {block.unit} is not a whole number of rounds",
@@ -75,13 +76,15 @@ class TickSteps:
             self.steps(block.body, dict(env), depth + 1)
 
     def round_ticks(self: Any, step: s.EncounterLoop, env: Env, periods: list[str],
-                    depth: int, before: bool) -> None:
-        """On a round clock: each block due this round, at its start (`before turns`) or at
-        its end (the default)."""
+                    depth: int, before: bool, ending: str = "") -> None:
+        """On a round clock: each block due this round, at its start (`before turns`: then
+        `ends when` is tested after it) or at its end (the default)."""
         for block, period in zip(self.tick_blocks(step), periods):
             if (block.order == "before") == before:
                 self.line(depth, f"if v_round % {period} == 0:")
                 self.steps(block.body, dict(env), depth + 1)
+                if before:
+                    self.ends_after_tick(step, env, ending, depth + 1)
 
     def ends_after_tick(self: Any, step: s.EncounterLoop, env: Env, ending: str,
                         depth: int) -> None:

@@ -160,9 +160,7 @@ class EncounterSteps:
             self.line(inner, "_ctx.whole_rounds = True")
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
-            if any(b.order == "before" for b in self.tick_blocks(step)):
-                self.round_ticks(step, env, periods, inner, before=True)
-                self.ends_after_tick(step, env, ending, inner)
+            self.round_ticks(step, env, periods, inner, True, ending)  # `before turns`
         self.steps(step.body, env, inner)
         inner = depth + 1
         if step.kind == "round":  # at the end of every Nth round

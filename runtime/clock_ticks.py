@@ -90,8 +90,8 @@ class RoundOrder:
             for party, test in list(self.ready):
                 if test():  # a readied action: the condition holds after another's action
                     self.ready.remove((party, test))
-                    self.ctx.trace.append(("ready", self.label, party, self.span,
-                                           ("the readied action is taken", party)))
+                    self.ctx.trace.append(("ready", self.label, "taken", self.span,
+                                           ("", party)))
                     return self._acting(party)
         if self.waiting:
             return self._acting(self.waiting.pop(0))
@@ -99,8 +99,7 @@ class RoundOrder:
             party, _ = self.after.pop(0)
             return self._acting(party)
         for party, _ in self.ready:
-            self.ctx.trace.append(("ready", self.label, party, self.span,
-                                   ("the readied action is lost", party)))
+            self.ctx.trace.append(("ready", self.label, "lost", self.span, ("", party)))
         raise StopIteration
 
     def _acting(self, party: Any) -> Any:
@@ -124,11 +123,11 @@ class RoundOrder:
             shown = "until after another's action"
         elif mode == "end":
             self.waiting.append(who)
-            shown = "to the end of the round"
+            shown = "until the end of the round"
         else:
             self.ready.append((who, test))
-            shown = "readied until its condition holds"
-        self.ctx.trace.append(("delay", label, mode, span, (shown, who)))
+            shown = "with an action readied"
+        self.ctx.trace.append(("wait", label, shown, span, ("", who)))
 
 
 def time_helpers() -> dict[str, Any]:
