@@ -14,7 +14,7 @@ from rulecraft.runtime.errors import RuleTypeError
 
 from .clock_units import duration, factor
 from .expressions import Env
-from .types import NAME, is_number
+from .types import BOOL, NAME, is_number
 
 
 class TickSteps:
@@ -157,6 +157,18 @@ class TickSteps:
             self.line(depth, f"{head})")
 
 
+def waited_call(emitter: Any, node: s.Call, env: Env) -> tuple[str, Any]:
+    """`waited(c)`: whether c has put off its action this round (delayed, or readied and
+    triggered) — so the steps of its action, when it comes back, take it rather than wait
+    again."""
+    if len(node.args) != 1 or node.named:
+        return emitter._bad("waited takes one party: waited(c)", node)
+    who, wt = emitter.expr(node.args[0], env)
+    if wt.kind not in ("combatant", "any"):
+        return emitter._bad(f"waited(party) asks of a combatant, not {wt}", node.args[0])
+    return f"{env['_round_order'][0]}.waited({who})", BOOL
+
+
 def duration_code(writer: Any, code: str, t: Any, unit: s.TimeUnit | None) -> tuple[str, Any]:
     """A time written with a unit, in the encounter's clock (or the rulebook's one clock)."""
     return duration(writer, code, t, unit, writer.encounter)
@@ -172,4 +184,4 @@ def loop_blocks(writer: Any, node: s.EncounterLoop, step: Any) -> tuple[Any, ...
     return blocks
 
 
-__all__ = ["TickSteps", "duration_code", "loop_blocks"]
+__all__ = ["TickSteps", "duration_code", "loop_blocks", "waited_call"]

@@ -92,6 +92,7 @@ def _read(own: str, defs: tuple[s.UnitDef, ...], scope: Any, where: str,
             base = Units(own, factors, True).find(d.of.name)
             if base is None:
                 scope.unknown(f"unit of time of {where}", d.of.name, d.of.span, list(factors))
+                factors[d.name] = 1  # known from here on: one error, not one at each use
                 continue
         if Units(own, factors, True).find(d.name) is not None:
             scope.error(RuleTypeError, f"{d.name} is already a unit of {where}", d.span)
@@ -99,6 +100,7 @@ def _read(own: str, defs: tuple[s.UnitDef, ...], scope: Any, where: str,
         if amount <= 0:
             scope.error(RuleTypeError, f"a unit of time is more than nothing: {d.name} = "
                         f"{d.amount.text}", d.amount.span)
+            factors[d.name] = 1
             continue
         value = amount * base
         factors[d.name] = int(value) if value == int(value) else value

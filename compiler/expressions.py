@@ -601,6 +601,10 @@ class Emitter:
             return self._formula_call(node, env)
         if node.name in _ROUNDING:
             return self._rounding(node, env)
+        if node.name == "waited" and "_round_order" in env:  # d20 delay: compiler/clock_ticks
+            from .clock_ticks import waited_call
+
+            return waited_call(self, node, env)
         if node.named and node.name in ("has", "remaining"):  # `on="Head"`: compiler/located
             from .located import located_call
 

@@ -76,6 +76,7 @@ class RoundOrder:
         self.after: list[tuple[Any, Any]] = []  # (party, after whom) delayed
         self.ready: list[tuple[Any, Any]] = []  # (party, condition test) readied
         self.current: Any = None
+        self.put_off: set[int] = set()  # the parties that waited this round (`waited(c)`)
 
     def __iter__(self) -> RoundOrder:
         return self
@@ -102,6 +103,10 @@ class RoundOrder:
             self.ctx.trace.append(("ready", self.label, "lost", self.span, ("", party)))
         raise StopIteration
 
+    def waited(self, who: Any) -> bool:
+        """Whether `who` has put off its action this round."""
+        return id(who) in self.put_off
+
     def _acting(self, party: Any) -> Any:
         self.current = party
         self.ctx.values[self.label] = party
@@ -115,6 +120,7 @@ class RoundOrder:
             raise RangeError(f"{label} can put off only its own action, when it is its turn in "
                              f"the round", span, self.ctx.source)
         self.current = None  # its action is not taken now
+        self.put_off.add(id(who))
         if mode == "after":
             if other is who:
                 raise RangeError(f"{label} cannot delay until after itself", span,
