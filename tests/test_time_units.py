@@ -316,11 +316,11 @@ def test_a_readied_action_is_taken_when_its_condition_holds_or_lost():
     # Alf delays until after Cy and Bo readies: Cy hurts himself first; the readied action
     # comes before the delayed one.
     assert _places(_melee({"Alf": "delay", "Bo": "ready"})) == {"Cy": 1, "Bo": 2, "Alf": 3}
-    # Everyone but Bo delays to the end, and no blow lands before the round ends: nobody
-    # is hurt before Bo's readied action would come, so it is lost.
-    r = _melee({"Bo": "ready", "Alf": "delay", "Cy": "end"})
-    assert _places(r)["Bo"] == 0
-    assert [e.value for e in r.trace if e.kind == "ready"] == ["lost"]
+    # Bo and Cy both ready after Alf's blow: no action follows theirs, so the round ends
+    # with both readied actions lost.
+    r = _melee({"Bo": "ready", "Cy": "ready"})
+    assert _places(r) == {"Alf": 1, "Bo": 0, "Cy": 0}
+    assert [e.value for e in r.trace if e.kind == "ready"] == ["lost", "lost"]
 
 
 def test_delays_show_in_the_log_and_have_exact_odds():
