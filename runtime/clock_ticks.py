@@ -110,6 +110,7 @@ class RoundOrder:
     def _acting(self, party: Any) -> Any:
         self.current = party
         self.ctx.values[self.label] = party
+        self.ctx.trace.append(("each", self.label, party, self.span))
         return party
 
     def delay(self, span: Span, label: str, who: Any, mode: str, other: Any = None,
