@@ -346,3 +346,38 @@ def test_delay_and_ready_belong_in_a_round_s_order():
     formatted = rulecraft.format_rules(DELAY)
     assert rulecraft.format_rules(formatted) == formatted
     assert "delay c until after slowest" in formatted and "ready c when" in formatted
+
+
+# ---- shown in `show`, on sheets and from the command line ------------------------------------
+
+
+def test_show_sheets_and_the_command_line_say_the_units(tmp_path):
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+
+    steel, days = tmp_path / "steel.rules", tmp_path / "days.rules"
+    steel.write_text(STEEL, encoding="utf-8")
+    days.write_text(CALENDAR, encoding="utf-8")
+    shown = CliRunner().invoke(cli, ["show", str(steel)])
+    assert "clock tenths: second = 10 tenths, minute = 600 tenths" in shown.output
+    shown = CliRunner().invoke(cli, ["show", str(days)])
+    assert "calendar days: week = 7 days" in shown.output
+    sheet = rulecraft.sheet(rulecraft.compile(STEEL, "steel.rules"), format="md")
+    assert "A’s next action completes after 2 seconds." in sheet
+    assert "F is Winded for 1 minute." in sheet
+    sheet = rulecraft.sheet(rulecraft.compile(SHOCK, "shock.rules"), format="md")
+    assert "A is Shock on Struck for 1 minute." in sheet
+    sheet = rulecraft.sheet(rulecraft.compile(DELAY, "delay.rules"), format="md")
+    assert "C puts off its action until after Slowest’s." in sheet
+    assert "C readies its action, taken as soon as" in sheet
+    ulf = tmp_path / "ulf.toml"
+    ulf.write_text('name = "Ulf"\npow = 15\nlast_intervention = 3\n', encoding="utf-8")
+    fought = CliRunner().invoke(cli, ["fight", str(days), str(ulf), "--day", "8", "--seed", "1"])
+    assert fought.exit_code == 0 and "di = divine_intervention: refused" in fought.output
+    fought = CliRunner().invoke(cli, ["fight", str(days), str(ulf), "--day", "10", "--seed",
+                                      "1", "--runs", "4", "--workers", "1"])
+    assert fought.exit_code == 0, fought.output
+    bad = CliRunner().invoke(cli, ["run", str(days), "divine_intervention", "p=@" + str(ulf),
+                                   "day=soon"])
+    assert bad.exit_code == 1 and "a day is a whole number" in bad.output
