@@ -112,6 +112,10 @@ class TickSteps:
     def visit_TurnsStep(self: Any, step: s.TurnsStep, env: Env, depth: int) -> None:
         """`take turns c in ORDER:` — each party in the order, one at a time, its place open
         to `delay` and `ready` while the round is gone through."""
+        if self.encounter is None or "round" not in env:
+            self.scope.error(RuleTypeError, "take turns is a round's order: write it in an "
+                             "encounter's `each round:`", step.span)
+            return
         code, t = self.expr(step.order, env)
         if t.kind not in ("list", "any") or (t.item is not None and
                                              t.item.kind not in ("combatant", "any")):

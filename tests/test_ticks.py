@@ -131,6 +131,8 @@ def test_ticks_show_in_the_fight_log_and_on_the_sheet(bt):
     steps = bt.procedures["fight"].steps
     heads = [head for st in steps for head, _ in st.blocks]
     assert "every 1 minute" in heads and "every 20 counts after turns" in heads
+    sheet = rulecraft.sheet(bt, format="md")
+    assert "Every 1 minute:" in sheet and "Every 20 counts, after the turns due then:" in sheet
 
 
 def test_several_every_blocks_on_a_round_clock_before_and_after_the_turns():
@@ -197,6 +199,7 @@ def test_afterwards_runs_once_the_loop_has_ended_and_reads_how():
     assert r.outcome == "capped" and r.combatants["a"].htk == 40
     assert fight.odds(a=rb.combatant(htk=30)) == {"bled_out": 1}
     assert ("afterwards" in [h for st in fight.steps for h, _ in st.blocks])
+    assert "Once the fight has ended:" in rulecraft.sheet(rb, format="md")
 
 
 def test_the_formatter_prints_ticks_and_afterwards_back():

@@ -343,6 +343,16 @@ def test_delay_and_ready_belong_in_a_round_s_order():
     with pytest.raises(RulecraftError) as info:
         rulecraft.compile(bad, "d.rules")
     assert "write them in `take turns c in ORDER:`" in str(info.value)
+    alone = DELAY.split("encounter melee")[0] + """procedure order(party: list fighter):
+  take turns c in party:
+    set c.place = 1
+  outcome done
+"""
+    with pytest.raises(RulecraftError) as info:
+        rulecraft.compile(alone, "d.rules")
+    assert "take turns is a round's order: write it in an encounter's `each round:`" in \
+        str(info.value)
+    assert (info.value.line, info.value.column) == (11, 3)
     formatted = rulecraft.format_rules(DELAY)
     assert rulecraft.format_rules(formatted) == formatted
     assert "delay c until after slowest" in formatted and "ready c when" in formatted
