@@ -12,7 +12,7 @@ from .combatants import Combatant, ValueType, bulky
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
-from .located import anywhere
+from .located import anywhere, located
 from .results import Outcome
 from .values import display, match_name, to_internal, to_public
 from .work import current
@@ -150,8 +150,13 @@ class RunContext:
     def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
         """`end f "Stunned"`: traced when it ends something (ending what is not held is no
         news)."""
-        if self.conditions.get(id(who), {}).pop(condition, _NOT_HELD) is not _NOT_HELD:
+        held = self.conditions.get(id(who), {})
+        if held.pop(condition, _NOT_HELD) is not _NOT_HELD:
             self.trace.append(("end", party, condition, span, ("", who)))
+        if held and type(condition) is str:  # and wherever it is held (runtime/located.py)
+            for key in located(held, condition):
+                del held[key]
+                self.trace.append(("end", party, key, span, ("", who)))
 
     def delay(self, span: Span, party: str, who: Any, by: Any) -> None:
         """`delay f by T`, an effect on time: the fight's schedule applies it; a run with no

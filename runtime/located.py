@@ -37,4 +37,9 @@ def anywhere(held: dict[Any, Any], condition: Any) -> Any:
     return found
 
 
-__all__ = ["Located", "anywhere"]
+def located(held: dict[Any, Any], condition: Any) -> list[Located]:
+    """The keys of a condition held at some location (`end f "Shock"` ends them all)."""
+    return [key for key in held if type(key) is Located and key.condition == condition]
+
+
+__all__ = ["Located", "anywhere", "located"]

@@ -225,6 +225,12 @@ def test_a_condition_is_held_at_a_location():
     assert r.combatants["a"].htk == 10 - 3 * 1
     log = rb.fight([rb.combatant()], dice=[2]).log()
     assert "is Shock on Arm" in log
+    # Ended at its location, or everywhere.
+    for ending, left in (('end a "Shock" on "Arm"', 9), ('end a "Shock" on "Head"', 7),
+                         ('end a "Shock"', 9)):
+        text = SHOCK.replace("    if has(a,", f"    if round == 2:\n      {ending}\n    if has(a,")
+        r = rulecraft.compile(text, "s.rules").procedures["hit"].run(a=rb.combatant(), dice=[2])
+        assert r.combatants["a"].htk == left, ending
 
 
 def test_exact_odds_keep_locations_apart():
