@@ -161,6 +161,14 @@ def test_once_a_week_on_the_calendar():
     assert di.odds(p=p, day=12) == {"answered": Fraction(15, 100),
                                     "unanswered": Fraction(85, 100)}
     assert di.odds(p=p, day=11) == {"refused": 1}
+    # A fight's exact odds on a day: the same fight a week on is another fight.
+    text = CALENDAR.replace("    call di = divine_intervention(f)\n",
+                            "    call di = divine_intervention(f)\n"
+                            "    if di == \"refused\":\n      outcome refused\n")
+    plea = rulecraft.compile(text, "days.rules").procedures["plea"]
+    assert plea.odds(p=p, day=8) == {"refused": 1}
+    assert plea.odds(p=p, day=12) == {"ended": 1}
+    assert plea.run(p=p, day=8, dice=[]).outcome == "refused"
 
 
 def test_fighters_carry_the_calendar_from_fight_to_fight():
