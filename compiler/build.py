@@ -17,6 +17,8 @@ from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
 from .clock_events import check_labels
+from .clock_ticks import loop_blocks
+from .clock_units import gather as gather_time_units
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
@@ -86,6 +88,7 @@ class _Compiler:
         decls = self.tree.declarations
         header = self._header(decls)
         self._names(decls)
+        self.scope.time_units = gather_time_units(decls, self.scope)
         self._enums(decls)
         tables = self._tables(decls)
         self._model_fields()  # formulas may read a combatant's fields
@@ -481,10 +484,13 @@ class _Compiler:
                 blocks += (("otherwise", tuple(self._step(x) for x in node.otherwise)),)
         elif isinstance(node, s.EncounterLoop):
             head = f"turn {node.var}" if node.kind == "turn" else "each round"
-            blocks = ((head, tuple(self._step(x) for x in node.body)),)
+            blocks = ((head, tuple(self._step(x) for x in node.body)),) + loop_blocks(
+                self.writer, node, self._step)
         elif isinstance(node, (s.EventStep, s.TriggerStep)):  # steps that run later
             head = self.writer.text(node.span).split("\n")[0].rstrip(":")
             blocks = ((head, tuple(self._step(x) for x in node.body)),)
+        elif isinstance(node, s.TurnsStep):
+            blocks = ((f"take turns {node.var}", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.NamedStep):
             blocks = ((f"step {node.name}", tuple(self._step(x) for x in node.body)),)
         elif isinstance(node, s.ForStep):

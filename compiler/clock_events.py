@@ -113,21 +113,6 @@ class ClockEventSteps:
         where = self.scope.span_ref(step.span)
         self.line(depth, f"_ev_raise(_ctx, {where}, {step.event!r}, {step.party!r}, {who})")
 
-    def ends_after_event(self: Any, step: s.EncounterLoop, env: Env, depth: int, where: str,
-                         ending: str) -> None:
-        """`ends when` is tested after an event too, when it names only what is known before
-        the turn (an event may end the fight: an arrow that kills)."""
-        from .order import names_used
-
-        if any(name not in env for name, _ in names_used(step.ends, calls=False)):
-            return
-        unset = set(self.unset)
-        test, _ = self.condition(step.ends, env)
-        self.unset = unset
-        self.line(depth, f"if _sched.settled() and _ctx.until({where}, "
-                         f"{self.text(step.ends.span)!r}, {test}):")
-        self.line(depth + 1, f"_ctx.finish({where}, 'ended', {ending})")
-
     # ---- helpers -------------------------------------------------------------------------
     def _event_party(self: Any, name: str, span: Any, env: Env) -> str:
         found = env.get(name)

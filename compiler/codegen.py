@@ -14,6 +14,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError, Span
 
 from .clock_events import ClockEventSteps
+from .clock_ticks import TickSteps
 from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .order import names_used
@@ -23,7 +24,7 @@ from .scope import Scope, cost
 from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
-class Writer(EncounterSteps, ClockEventSteps, RefereeSteps):
+class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
     # Whether `let` and `if` steps write their value and trace entry straight into the run's
@@ -46,6 +47,7 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps):
             s.ConditionStep: self.visit_ConditionStep,
             **self.clock_event_visitors(),
             s.RulingStep: self.visit_RulingStep, s.RevealStep: self.visit_RevealStep,
+            s.TurnsStep: self.visit_TurnsStep, s.RoundDelayStep: self.visit_RoundDelayStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()

@@ -16,6 +16,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
+from .clock_ticks import duration_code
 from .expressions import Env
 from .scope import cost
 from .types import CLOCK, INT, NUM, T, is_number
@@ -33,6 +34,10 @@ class EncounterSteps:
     def start_encounter(self: Any, decl: s.ProcedureDecl, env: Env) -> None:
         """`_sched` and `now` exist from the first step of an encounter."""
         self.encounter = decl.clock[0] if decl.clock else None
+        if self.scope.time_units is not None:  # whose units an expression reads (`minute`)
+            self.scope.time_units.current = self.encounter
+            if self.scope.time_units.calendar is not None:  # the day of the run or fight
+                env.setdefault("today", ("_ctx.today", INT))
         if self.encounter is None:
             if all(p.name != "now" for p in decl.params):  # the time of the encounter calling
                 env["now"] = ("_ctx.now", CLOCK)
@@ -69,6 +74,7 @@ class EncounterSteps:
             self.scope.error(RuleTypeError, f"a time is a number of {unit}, not {t}",
                              step.value.span)
         code = self.emit.cast(code, t, "num", step.value)
+        code, _ = duration_code(self, code, t, step.unit)  # `after 2 seconds`
         if step.mode in ("delay", "lengthen"):
             # An effect: the fight's schedule applies it; a run with no clock records it.
             self.line(depth, f"_ctx.{step.mode}({who}, {code})")
@@ -88,6 +94,12 @@ class EncounterSteps:
         if t.kind not in ("name", "any"):
             self.scope.error(RuleTypeError, f"a condition is named (\"Stunned\"), not {t}",
                              step.condition.span)
+        if step.location is not None:  # `give f "Shock" on "Head"`: held at that location
+            loc, lt = self.expr(step.location, env)
+            if lt.kind not in ("name", "any"):
+                self.scope.error(RuleTypeError, f"a location is named (\"Head\"), not {lt}",
+                                 step.location.span)
+            code = f"_Located({code}, {loc})"
         where = self.scope.span_ref(step.span)
         if step.mode == "end":
             self.line(depth, f"_ctx.end_condition({where}, {step.party!r}, {party[0]}, {code})")
@@ -99,6 +111,7 @@ class EncounterSteps:
                 self.scope.error(RuleTypeError, f"how long a condition lasts is a number, not "
                                  f"{dt}", step.duration.span)
             duration = self.emit.cast(duration, dt, "num", step.duration)
+            duration, _ = duration_code(self, duration, dt, step.unit)  # `for 1 minute`
         self.line(depth, f"_ctx.give({where}, {step.party!r}, {party[0]}, {code}, {duration})")
 
     def visit_EncounterLoop(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> None:
@@ -119,26 +132,31 @@ class EncounterSteps:
             self.schema.record(ending, "time", NUM)
             self.schema.record(ending, counted, INT)
         where = self.scope.span_ref(step.span)
-        period = self._period(step, env, depth)
+        periods = self.tick_periods(step, env, depth)  # compiler/clock_ticks.py
+        period = periods[0] if periods and step.kind == "turn" else "None"
+        if step.afterwards:  # `afterwards:` steps run however the loop ends
+            self.line(depth, "try:")
+            depth += 1
         self.line(depth, "_head = _ctx.head")
         self.line(depth, f"for _pass in _ctx.passes({where}, "
                          f"{self.emit.cast(cap, ct, 'int', step.cap)}, _ctx.resumed"
                          f"{cost(step.body)}):")
         inner = depth + 1
-        self._head(step, env, period, inner)
+        self._head(step, env, periods, inner)
         made = "_sched.turns" if step.kind == "turn" else "_pass + 1"
         ending = f"{{'time': v_now, {counted!r}: {made}}}"
         if step.kind == "turn":
             self.line(inner, f"_turn = _sched.next({where}, {step.var!r}, {period})")
-            # Ticks of the clock and events (runtime/clock_events.py) due first: not turns.
+            # Ticks of the clock (compiler/clock_ticks.py) and events (runtime/clock_events.py)
+            # due first: not turns, no pass used; `ends when` is tested after each.
             self.line(inner, "while _turn is not None and _turn[0] is None:")
             self.line(inner + 1, "v_now = _turn[1]")
             self.line(inner + 1, "if len(_turn) == 3:")
             self.line(inner + 2, "_sched.run_event(_turn[2])")
-            self.ends_after_event(step, env, inner + 2, where, ending)
-            if step.every is not None:  # no pass used
+            if periods:
                 self.line(inner + 1, "else:")
-                self.steps(step.every.body, dict(env), inner + 2)
+                self.tick_bodies(step, env, inner + 2)
+            self.ends_after_tick(step, env, ending, inner + 1)
             self.line(inner + 1, f"_turn = _sched.next({where}, {step.var!r}, {period})")
             self.line(inner, "if _turn is None:")
             self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
@@ -152,11 +170,11 @@ class EncounterSteps:
             self.line(inner, f"_sched.run_due({where})")  # events due by this round first
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
+            self.round_ticks(step, env, periods, inner, True, ending)  # `before turns`
         self.steps(step.body, env, inner)
         inner = depth + 1
-        if step.kind == "round" and step.every is not None:  # at the end of every Nth round
-            self.line(inner, f"if v_round % {period} == 0:")
-            self.steps(step.every.body, dict(env), inner + 1)
+        if step.kind == "round":  # at the end of every Nth round
+            self.round_ticks(step, env, periods, inner, before=False)
         test, _ = self.condition(step.ends, env)
         settled = "_sched.settled() and " if step.kind == "turn" else ""
         self.line(inner, f"if {settled}_ctx.until({where}, {self.text(step.ends.span)!r}, "
@@ -164,6 +182,8 @@ class EncounterSteps:
         self.line(inner + 1, f"_ctx.finish({where}, 'ended', {ending})")
         self.line(depth, "else:")
         self.line(inner, f"_ctx.finish({where}, 'capped', {ending})")
+        if step.afterwards:
+            self.afterwards_steps(step, env, depth - 1)
 
     def _own_name(self: Any, step: s.EncounterLoop, env: Env) -> None:
         """`turn NAME:` binds the party whose turn it is to a name of its own: `now` is the
@@ -175,40 +195,22 @@ class EncounterSteps:
             self.scope.error(RuleTypeError, f"{step.var} is already a name here: the party "
                              "whose turn it is needs a name of its own (`turn f:`)", step.span)
 
-    def _head(self: Any, step: s.EncounterLoop, env: Env, period: str, depth: int) -> None:
+    def _head(self: Any, step: s.EncounterLoop, env: Env, periods: list[str],
+              depth: int) -> None:
         """At the head of each pass, exact odds of the fight (runtime/fight_odds.py) take the
         values the rest of it may read — each value bound so far that the loop names (or a
         policy answering a choice in it), `now`, the period of `every` — to merge the runs
         that agree on them, or to put a run into a state merged."""
-        read = _names_in((step.body, step.ends, step.every), self.scope.policies)
+        read = _names_in((step.body, step.ends, step.every, step.ticks, step.afterwards),
+                         self.scope.policies)
         names = [code for name, (code, _) in env.items() if code.startswith("v_") and
                  code.isidentifier() and (name in read or name == "now")]
-        if period != "None":
-            names.append(period)
+        names += periods
         names = list(dict.fromkeys(names))
         held = ", ".join(names) + ","
         self.line(depth, "if _head is not None:")
         self.line(depth + 1, f"{held} = _head({self.encounter_name!r}, _pass, _sched, "
                              f"({held}))")
-
-    def _period(self: Any, step: s.EncounterLoop, env: Env, depth: int) -> str:
-        """`every N UNIT:` — N in the clock's own unit, worked out once before the loop."""
-        if step.every is None:
-            return "None"
-        code, t = self.expr(step.every.period, env)
-        wanted = self.encounter if step.kind == "turn" else "rounds"
-        if step.every.unit != wanted:
-            self.scope.error(RuleTypeError, f"this encounter's clock counts {wanted}: write "
-                             f"`every N {wanted}:`", step.every.span)
-        if not (is_number(t) if step.kind == "turn" else t.kind in ("int", "any")):
-            kind = "number" if step.kind == "turn" else "whole number"
-            self.scope.error(RuleTypeError, f"how often is a {kind} of {wanted}, not {t}",
-                             step.every.period.span)
-        where = self.scope.span_ref(step.every.span)
-        kind = "num" if step.kind == "turn" else "int"
-        self.line(depth, f"_every = _ctx.period({where}, "
-                         f"{self.emit.cast(code, t, kind, step.every.period)})")
-        return "_every"
 
     @staticmethod
     def _party_type(env: Env) -> T:

@@ -14,6 +14,7 @@ from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
 from .cells import number, parse_dice, snake
+from .clock_units import unit_name
 from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
 from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
@@ -220,6 +221,10 @@ class Emitter:
             return self.scope.table_ref(node.name), T("table", ref=node.name)
         if node.name in self.scope.formulas:
             return self._bad(f"formula {node.name} needs its arguments: {node.name}(…)", node)
+        if self.scope.time_units is not None:  # a unit of time read as a number: `week`
+            unit = unit_name(self, node.name, self.scope.time_units.current)
+            if unit is not None:
+                return unit
         known = list(env) + list(self.scope.tables)
         self.scope.unknown("name", node.name, node.span, known)
         return "None", ANY
@@ -634,6 +639,14 @@ class Emitter:
             return self._formula_call(node, env)
         if node.name in _ROUNDING:
             return self._rounding(node, env)
+        if node.name == "waited" and "_round_order" in env:  # d20 delay: compiler/clock_ticks
+            from .clock_ticks import waited_call
+
+            return waited_call(self, node, env)
+        if node.named and node.name in ("has", "remaining"):  # `on="Head"`: compiler/located
+            from .located import located_call
+
+            return located_call(self, node, env)
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name

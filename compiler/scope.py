@@ -78,6 +78,7 @@ class Scope:
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)
     limits: Limits = DEFAULT_LIMITS
+    time_units: Any = None  # compiler/clock_units.TimeUnits: the clocks' and calendar's units
     _members: dict[frozenset[Any], str] = attrs.field(factory=dict, init=False, repr=False)
     _members_count: int = attrs.field(default=-1, init=False, repr=False)
 

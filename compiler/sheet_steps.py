@@ -20,6 +20,7 @@ from rulecraft.runtime.errors import text_of
 from rulecraft.runtime.procedures import Procedure, Step
 
 from .sheet_events import event_words, without_label
+from . import sheet_time
 from .sheet_math import MathWriter, Piece, Rich, Vocabulary, parse, words
 
 
@@ -84,6 +85,8 @@ class _Words:
             "schedule": self.schedule, "condition": self.condition,
             **event_words(self),  # events on the clock: compiler/sheet_events.py
             "ruling": self.ruling, "reveal": self.reveal,
+            "turns": lambda text: sheet_time.turns(text, self.math.text, words),
+            "rounddelay": lambda text: sheet_time.round_delay(text, self.math.text, words),
         }
 
     def step(self, step: Step, number: str) -> StepView:
@@ -113,6 +116,9 @@ class _Words:
             return BlockView((Piece("If the condition never holds:"),), inner)
         if when.startswith("step "):
             return BlockView((Piece(words(when[5:]) + ":"),), inner)
+        head = sheet_time.block_head(when, self.math.text)  # `every 1 minute`, `afterwards`
+        if head is not None:
+            return BlockView(head, inner)
         return BlockView((), inner)
 
     def _statement(self, step: Step) -> str:
@@ -258,7 +264,7 @@ class _Words:
         who = words(party)
         if verb == "stop":
             return (Piece(f"{who.capitalize()} takes no more turns."),)
-        time = self.math.text(value)
+        time = sheet_time.duration(value, self.math.text)  # `2 seconds`
         if verb == "act":
             return (Piece(f"{who.capitalize()}’s next action completes {word} "), *time,
                     Piece("."))
@@ -275,9 +281,12 @@ class _Words:
         verb, party, condition, duration = found.groups()
         who = words(party).capitalize()
         if verb == "end":
-            return (Piece(f"{who} is no longer "), *self._plain(condition), Piece("."))
-        lasting = (Piece(" for "), *self.math.text(duration)) if duration else ()
-        return (Piece(f"{who} is "), *self._plain(condition), *lasting, Piece("."))
+            return (Piece(f"{who} is no longer "), *sheet_time.condition(condition, self._plain),
+                    Piece("."))
+        lasting = (Piece(" for "), *sheet_time.duration(duration, self.math.text)) \
+            if duration else ()
+        held = sheet_time.condition(condition, self._plain)  # `"Shock" on "Head"`
+        return (Piece(f"{who} is "), *held, *lasting, Piece("."))
 
     def outcome(self, text: str) -> Rich:
         ruled = re.match(r'outcome\s+by\s+referee\s+"([^"]*)"$', text)

@@ -76,6 +76,8 @@ class StepWriter(Writer):
     def stepper(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> tuple[str, dict]:
         """The Python of a procedure's segments, and what `stepper_from` needs besides."""
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        if self.scope.time_units is not None and self.scope.time_units.calendar is not None:
+            env.setdefault("today", ("_ctx.today", INT))  # the run's day, as the run form has
         self.choices = []
         self.unset = set()
         self.loops = 0
@@ -745,7 +747,8 @@ class _Unsupported(Exception):
 # runs, so `has`, `remaining` and `next_turn` read the same (nothing) in every state.
 _CONTEXT = frozenset(("let", "branch", "choose", "change", "each", "passes", "until", "capped",
                       "item", "first_pass", "_pass", "finish", "done", "policy", "delay",
-                      "lengthen", "has", "remaining", "next_turn", "ruling", "reveal"))
+                      "lengthen", "has", "remaining", "next_turn", "ruling", "reveal",
+                      "today"))
 
 
 # The run context's calls that count loop passes.

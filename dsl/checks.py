@@ -114,7 +114,8 @@ _EXPRESSIONS = frozenset({
 })
 _BLOCKS = {"if_step": "if", "named_step": "step", "for_step": "for each",
            "repeat_step": "repeat", "turn_loop": "turn", "round_loop": "each round",
-           "every_block": "every"}
+           "every_block": "every",
+           "turns_step": "take turns", "afterwards": "afterwards"}  # issue 15: time
 _LEVELS = _EXPRESSIONS | {"type_map", "type_list"} | set(_BLOCKS)
 _DIGITS = re.compile(r"\d+")
 

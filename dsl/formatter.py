@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import syntax as s
+from . import format_time as ft
 from .checks import name_problem
 
 INDENT = "  "
@@ -154,7 +155,8 @@ def _procedure(d: s.ProcedureDecl) -> list[str]:
     word = "procedure" if d.clock is None else "encounter"
     lines = [f"{word} {d.name}{_title(d.title)} ({params}):"]
     if d.clock is not None:
-        lines.append(f"{INDENT}clock {d.clock[0]}{_title(d.clock[1])}")
+        lines.append(f"{INDENT}clock {d.clock[0]}{_title(d.clock[1])}"
+                     f"{ft.units(d.clock_units, expression)}")
     if d.outcomes:
         lines.append(f"{INDENT}outcomes:")
         for spec in d.outcomes:
@@ -267,7 +269,8 @@ def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
         return [f"{pad}stop {step.party}"]
     word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by",
             "lengthen": "lengthen {} by"}[step.mode]
-    return [f"{pad}{word.format(step.party)} {expression(step.value)}{_labelled(step)}"]
+    return [f"{pad}{word.format(step.party)} {expression(step.value)}{ft.unit(step.unit)}"
+            f"{_labelled(step)}"]
 
 
 def _labelled(step: s.ScheduleStep) -> str:
@@ -303,17 +306,19 @@ def _trigger_step(step: s.TriggerStep, pad: str, depth: int) -> list[str]:
 
 def _condition_step(step: s.ConditionStep, pad: str, depth: int) -> list[str]:
     text = f"{pad}{step.mode} {step.party} {expression(step.condition)}"
-    return [text + (f" for {expression(step.duration)}" if step.duration is not None else "")]
+    if step.location is not None:
+        text += f" on {expression(step.location)}"
+    return [text + (f" for {expression(step.duration)}{ft.unit(step.unit)}"
+                    if step.duration is not None else "")]
 
 
 def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
     head = f"{pad}turn {step.var}:" if step.kind == "turn" else f"{pad}each round:"
-    every = [] if step.every is None else [
-        *_comments(step.every.comments, depth), f"{pad}every {expression(step.every.period)} {step.every.unit}:",
-        *_steps(step.every.body, depth + 1)]
+    every = ft.every_blocks(step, pad, depth, expression, _steps, _comments)
     return [head] + _steps(step.body, depth + 1) + every + [
         f"{pad}ends when {expression(step.ends)}",
-        f"{pad}at most {expression(step.cap)} {step.unit}"]
+        f"{pad}at most {expression(step.cap)} {step.unit}"] + ft.afterwards(
+        step, pad, depth, _steps, _comments)
 
 
 def _named_step(step: s.NamedStep, pad: str, depth: int) -> list[str]:
@@ -327,6 +332,9 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.NamedStep: _named_step, s.ScheduleStep: _schedule_step, s.EncounterLoop: _encounter_loop,
     s.ConditionStep: _condition_step, s.EventStep: _event_step, s.CancelStep: _cancel_step,
     s.RaiseStep: _raise_step, s.TriggerStep: _trigger_step,
+    s.ConditionStep: _condition_step,
+    s.TurnsStep: lambda st, pad, depth: ft.turns_step(st, pad, depth, expression, _steps),
+    s.RoundDelayStep: lambda st, pad, depth: ft.round_delay(st, pad, expression),
 }
 _STEPS[s.RulingStep] = _ruling_step
 _STEPS[s.RevealStep] = _reveal_step
@@ -477,6 +485,7 @@ _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.CombatantDecl: _combatant, s.ProcedureDecl: _procedure, s.NotationDecl: _notation,
     s.ExtendsDecl: _extends, s.ReplaceDecl: _replace, s.RemoveDecl: _remove, s.AmendDecl: _amend,
     s.PolicyDecl: _policy,
+    s.CalendarDecl: lambda d: ft.calendar(d, _title, expression),
 }
 
 

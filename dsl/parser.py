@@ -383,20 +383,44 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         comments = self._claim(span)
         name, title, params, clock, outcomes = c[0], c[1], c[2], c[3], c[4]
+        units = clock[2] if len(clock) > 2 else ()
         return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[5:]),
-                               span, comments, tuple(outcomes or ()), clock)
+                               span, comments, tuple(outcomes or ()), clock[:2], units)
 
-    def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None]:
+    def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None] | tuple[Any, ...]:
+        if len(c) > 2:  # with units: the encounter_decl splits them off
+            return str(c[0]), _unquote(c[1]), tuple(c[2:])
         return str(c[0]), _unquote(c[1])
+
+    def unit_def(self, meta: Any, c: list[Any]) -> s.UnitDef:
+        of = None if c[2] is None else s.TimeUnit(str(c[2]), self._tspan(c[2]))
+        return s.UnitDef(str(c[0]), s.Number(str(c[1]), self._tspan(c[1])), of, self._span(meta))
+
+    def calendar_decl(self, meta: Any, c: list[Any]) -> s.CalendarDecl:
+        span = self._span(meta)
+        units = tuple(x for x in c[2:] if isinstance(x, s.UnitDef))
+        return s.CalendarDecl(str(c[0]), _unquote(c[1]), units, span, self._claim(span))
 
     def _loop(self, kind: str, var: str, meta: Any, c: list[Any]) -> s.EncounterLoop:
         span = self._span(meta)
-        body, every, ends, (cap, unit) = c[-4], c[-3], c[-2], c[-1]
-        return s.EncounterLoop(kind, var, body, ends, cap, unit, span, self._claim(span), every)
+        comments = self._claim(span)
+        after, (cap, unit), ends = c[-1], c[-2], c[-3]
+        ticks = tuple(x for x in c if isinstance(x, s.Every))
+        body = c[1] if kind == "turn" else c[0]
+        afterwards, after_comments = after if after is not None else ((), ())
+        return s.EncounterLoop(kind, var, body, ends, cap, unit, span, comments,
+                               ticks[0] if ticks else None, ticks[1:], afterwards, after_comments)
+
+    def afterwards(self, meta: Any, c: list[Any]) -> tuple[Any, tuple[str, ...]]:
+        return c[0], self._claim(self._span(meta))
+
+    def tick_order(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
 
     def every_block(self, meta: Any, c: list[Any]) -> s.Every:
         span = self._span(meta)
-        return s.Every(c[0], str(c[1]), c[2], span, self._claim(span))
+        order = c[2] if len(c) == 4 else None
+        return s.Every(c[0], str(c[1]), c[-1], span, self._claim(span), self._tspan(c[1]), order)
 
     def turn_loop(self, meta: Any, c: list[Any]) -> s.EncounterLoop:
         return self._loop("turn", str(c[0]), meta, c)
@@ -447,9 +471,9 @@ class _Builder(Transformer_NonRecursive):
 
     def _labelled(self, mode: str, meta: Any, c: list[Any]) -> s.ScheduleStep:
         span = self._span(meta)
-        label, lane = c[2]
-        return s.ScheduleStep(mode, str(c[0]), c[1], span, self._claim(span), label,
-                              None if lane is None else str(lane))
+        label, lane = c[3]  # `act f after 2 seconds as "Walk" on lane move`
+        return s.ScheduleStep(mode, str(c[0]), c[1], span, self._claim(span), label=label,
+                              lane=None if lane is None else str(lane), unit=self._unit(c[2]))
 
     def action_label(self, meta: Any, c: list[Any]) -> tuple[Any, Any]:
         return c[0], c[1]
@@ -483,6 +507,55 @@ class _Builder(Transformer_NonRecursive):
 
     def on_raised(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
         return "raised", _unquote(c[0])
+    def _unit(self, token: Token | None) -> s.TimeUnit | None:
+        return None if token is None else s.TimeUnit(str(token), self._tspan(token))
+
+    def _schedule_unit(self, mode: str, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        span = self._span(meta)
+        return s.ScheduleStep(mode, str(c[0]), c[1], span, self._claim(span),
+                              unit=self._unit(c[2]))
+
+    def act_at_unit(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule_unit("at", meta, c)
+
+    def act_after_unit(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule_unit("after", meta, c)
+
+    def delay_by_unit(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule_unit("delay", meta, c)
+
+    def lengthen_by_unit(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule_unit("lengthen", meta, c)
+
+    def give_condition_unit(self, meta: Any, c: list[Any]) -> s.ConditionStep:
+        span = self._span(meta)
+        return s.ConditionStep("give", str(c[0]), c[1], c[2], span, self._claim(span),
+                               self._unit(c[3]))
+
+    def give_located(self, meta: Any, c: list[Any]) -> s.ConditionStep:
+        span = self._span(meta)
+        return s.ConditionStep("give", str(c[0]), c[1], c[3], span, self._claim(span),
+                               self._unit(c[4]), c[2])
+
+    def end_located(self, meta: Any, c: list[Any]) -> s.ConditionStep:
+        span = self._span(meta)
+        return s.ConditionStep("end", str(c[0]), c[1], None, span, self._claim(span), None, c[2])
+
+    def turns_step(self, meta: Any, c: list[Any]) -> s.TurnsStep:
+        span = self._span(meta)
+        return s.TurnsStep(str(c[0]), c[1], c[2], span, self._claim(span))
+
+    def delay_until_after(self, meta: Any, c: list[Any]) -> s.RoundDelayStep:
+        span = self._span(meta)
+        return s.RoundDelayStep("after", str(c[0]), str(c[1]), None, span, self._claim(span))
+
+    def delay_to_end(self, meta: Any, c: list[Any]) -> s.RoundDelayStep:
+        span = self._span(meta)
+        return s.RoundDelayStep("end", str(c[0]), None, None, span, self._claim(span))
+
+    def ready_when(self, meta: Any, c: list[Any]) -> s.RoundDelayStep:
+        span = self._span(meta)
+        return s.RoundDelayStep("ready", str(c[0]), None, c[1], span, self._claim(span))
 
     def named_step(self, meta: Any, c: list[Any]) -> s.NamedStep:
         span = self._span(meta)

@@ -209,6 +209,7 @@ if TYPE_CHECKING:
     from .syntax_file import CancelStep, EventStep, RaiseStep, TriggerStep
     from .syntax_file import ORDINALS, OutcomeEdit, ParamEdit
     from .syntax_file import RevealStep, RulingStep, StandingDecl
+    from .syntax_file import (CalendarDecl, RoundDelayStep, TimeUnit, TurnsStep, UnitDef)
 
 
 def __getattr__(name: str) -> Any:

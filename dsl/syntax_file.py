@@ -278,6 +278,7 @@ class ProcedureDecl:  # procedure_decl
     comments: tuple[str, ...] = ()
     outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
     clock: tuple[str, str | None] | None = None  # an encounter's clock: unit name and title
+    clock_units: tuple[UnitDef, ...] = ()  # the clock's longer units: `minute = 240`
 
 
 @attrs.frozen
@@ -289,6 +290,7 @@ class ScheduleStep:  # schedule_step: act PARTY at/after T, delay PARTY by T, st
     comments: tuple[str, ...] = ()
     label: Expr | None = None  # `act f after 8 as "Walk"`: what the action is, read by action(f)
     lane: str | None = None  # `… on lane move`: a second thing under way, beside the main one
+    unit: TimeUnit | None = None  # `act f after 2 seconds`: the time's unit, as written
 
 
 @attrs.frozen
@@ -299,6 +301,8 @@ class ConditionStep:  # give PARTY CONDITION [for T] / end PARTY CONDITION
     duration: Expr | None  # how long, in the clock's unit; None: until ended
     span: Span
     comments: tuple[str, ...] = ()
+    unit: TimeUnit | None = None  # `for 1 minute`: the duration's unit, as written
+    location: Expr | None = None  # `give f "Shock" on "Head"`: held at one location
 
 
 @attrs.frozen
@@ -312,6 +316,9 @@ class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it en
     span: Span
     comments: tuple[str, ...] = ()
     every: Every | None = None  # steps run on the clock itself, every so often
+    ticks: tuple[Every, ...] = ()  # further `every` blocks, in the order written
+    afterwards: tuple[Any, ...] = ()  # `afterwards:` steps run once the loop has ended
+    afterwards_comments: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -319,6 +326,50 @@ class Every:  # every_block: `every 20 tenths:` and its steps
     period: Expr
     unit: str  # as written: the clock's unit ("tenths", "rounds")
     body: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+    unit_span: Span | None = None  # where the unit is written
+    order: str | None = None  # "before" or "after" the turns due at the same time; None: before
+
+
+@attrs.frozen
+class TimeUnit:  # the NAME after a duration: `2 seconds`, `1 minute`
+    name: str
+    span: Span
+
+
+@attrs.frozen
+class UnitDef:  # unit_def: `minute = 240`, `turn = 10 minutes` (a clock's or calendar's unit)
+    name: str
+    amount: Expr
+    of: TimeUnit | None  # the unit the amount is in; None: the clock's (or calendar's) own
+    span: Span
+
+
+@attrs.frozen
+class CalendarDecl:  # calendar_decl: `calendar days "days": week = 7`, time across fights
+    name: str
+    title: str | None
+    units: tuple[UnitDef, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class TurnsStep:  # turns_step: `take turns c in ORDER:` a round's order, which may change
+    var: str
+    order: Expr
+    body: tuple[Any, ...]
+    span: Span
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RoundDelayStep:  # delay_until_after / delay_to_end / ready_when: within a round's order
+    mode: str  # "after" (another party), "end" (of the round), "ready" (until a condition holds)
+    party: str
+    other: str | None  # `delay c until after d`: d
+    condition: Expr | None  # `ready c when COND`
     span: Span
     comments: tuple[str, ...] = ()
 
@@ -371,7 +422,10 @@ def blocks(step: Any) -> list[tuple[Any, ...]]:
     if isinstance(step, IfStep):
         return [b.body for b in step.branches] + ([step.otherwise] if step.otherwise else [])
     if isinstance(step, EncounterLoop):
-        return [step.body] + ([step.every.body] if step.every else [])
+        return ([step.body] + ([step.every.body] if step.every else [])
+                + [e.body for e in step.ticks] + ([step.afterwards] if step.afterwards else []))
+    if isinstance(step, TurnsStep):
+        return [step.body]
     if isinstance(step, (ForStep, NamedStep, EventStep, TriggerStep)):
         return [step.body]
     if isinstance(step, RepeatStep):
@@ -551,7 +605,8 @@ class ReferenceDecl:  # reference_decl: a quick-reference table the engine works
 # ---- the file ----------------------------------------------------------------------------
 
 Declaration = Union[RulebookDecl, EnumDecl, TableDecl, FormulaDecl, CombatantDecl, ProcedureDecl,
-                    NotationDecl, ExtendsDecl, ReplaceDecl, RemoveDecl, AmendDecl, ReferenceDecl]
+                    NotationDecl, ExtendsDecl, ReplaceDecl, RemoveDecl, AmendDecl, ReferenceDecl,
+                    CalendarDecl]
 
 
 @attrs.frozen
@@ -572,5 +627,6 @@ __all__ = [
     "all_steps", "ExtendsDecl", "ReplaceDecl", "RemoveDecl", "TableEdit", "StepRef", "StepEdit",
     "FieldEdit", "AmendDecl", "ReferenceLine", "ReferenceDecl", "Declaration", "File",
     "ORDINALS", "ParamEdit", "OutcomeEdit",
+    "TimeUnit", "UnitDef", "CalendarDecl", "TurnsStep", "RoundDelayStep",
 ]
 __all__ += ["EventStep", "CancelStep", "RaiseStep", "TriggerStep"]

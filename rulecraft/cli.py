@@ -433,6 +433,8 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 @click.option("--until", metavar="dead|out|N", help="How far to fight: a name the encounter "
               "knows (Ringing Steel: out, the default, or dead), or a time N on its clock "
               "(the fight stops there, capped).")
+@click.option("--day", type=int, help="The calendar's day the fight happens on (`today` in "
+              "the rules; default 0).")
 @click.option("--runs", type=click.IntRange(min=1), help="Play this many fights and report win "
               "rates (95% intervals), mean length and each fighter's state per fight.")
 @click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default and "
@@ -442,7 +444,8 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
 @limit_option
 def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
            settings: tuple[str, ...], policy: str | None, seed: int | None, until: str | None,
-           runs: int | None, workers: int | None, as_json: bool, limits: Limits) -> None:
+           day: int | None, runs: int | None, workers: int | None, as_json: bool,
+           limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
     combatant: its fields by name, `model = "horse"` for another model). Prints one line per
     event (time, whose turn, what: each call with its dice and outcome), then who is still
@@ -470,7 +473,8 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
                 click.echo(f"note: --workers {workers} lowered to {usable_cores()}, the cores "
                            "rulecraft may use here", err=True)
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
-                           workers=workers, settings=given, until=until_value, limits=limits)
+                           workers=workers, settings=given, until=until_value, limits=limits,
+                           day=day)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
                 with click.progressbar(length=runs, label="fights",
                                        file=unescaped(sys.stderr)) as bar:
@@ -480,7 +484,7 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
             _emit(many.as_json(), as_json, many.report())
             return
         done = fight(rb, made, encounter=encounter, seed=seed, limits=limits, names=names,
-                     policy=policy, settings=given, until=until_value)
+                     policy=policy, settings=given, until=until_value, day=day)
     except RulecraftError as err:
         _fail(err, as_json)
         return

@@ -198,7 +198,7 @@ class _Job:
     bases: tuple[str, ...]  # the folders its bases were read from
     fighters: list[tuple[str, dict[str, Any]]]  # (combatant model, values given)
     names: list[str]
-    options: dict[str, Any]  # encounter, policy, settings, until
+    options: dict[str, Any]  # encounter, policy, settings, until, day
     seed: int
     limits: Limits
 
@@ -207,7 +207,7 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
           progress: Any = None, settings: Mapping[str, Any] | None = None,
-          until: Any = None, limits: Limits = DEFAULT_LIMITS) -> Study:
+          until: Any = None, limits: Limits = DEFAULT_LIMITS, day: int | None = None) -> Study:
     """`runs` fights, fight i seeded from (seed, i), each within `limits`; spread over
     `workers` processes (all cores by default, never more) in chunks, and summed as they come
     back: the same figures whatever the number of workers."""
@@ -219,7 +219,7 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
     job = _Job(str(rulebook.source), rulebook.filename, _base_folders(rulebook),
                [(f.model.name, _given(f)) for f in fighters], names,
                {"encounter": encounter, "policy": policy, "settings": dict(settings or {}),
-                "until": until}, seed, limits)
+                "until": until, "day": day}, seed, limits)
     # made as they are played: a huge --runs is work to do, not a list to hold
     chunks = ((start, min(runs, start + CHUNK)) for start in range(0, runs, CHUNK))
     workers = min(workers or usable_cores(), usable_cores(), -(-runs // CHUNK))

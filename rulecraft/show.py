@@ -38,7 +38,8 @@ def overview(rb: Rulebook) -> dict[str, Any]:
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
             "combatants": [_combatant(rb, m) for m in _models(rb).values()],
             "enums": [_enum(e) for e in rb.enums.values()],
-            **_referee(rb)}
+            **_referee(rb),
+            **({"calendar": _calendar(rb)} if _calendar(rb) is not None else {})}
 
 
 def _referee(rb: Rulebook) -> dict[str, Any]:
@@ -197,9 +198,15 @@ def _combatant(rb: Rulebook, model: CombatantModel) -> dict[str, Any]:
 def _procedure(rb: Rulebook, p: Procedure) -> dict[str, Any]:
     compiled = COMPILED.get(rb)
     scope = compiled[0] if compiled is not None else None
-    return {"name": p.name, "title": p.title, "params": [_param(x) for x in p.params],
-            "choices": _choices(scope, p), "outcomes": _outcomes(scope, p),
-            "events": _events(p.steps), "line": _line(p.span)}
+    found = {"name": p.name, "title": p.title, "params": [_param(x) for x in p.params],
+             "choices": _choices(scope, p), "outcomes": _outcomes(scope, p),
+             "events": _events(p.steps), "line": _line(p.span)}
+    units = getattr(scope, "time_units", None)
+    if p.clock is not None:  # an encounter: its clock and the clock's units (issue 15)
+        clock = units.clocks.get(p.clock) if units is not None else None
+        found["clock"] = {"name": p.clock, "units": {
+            k: display(v) for k, v in (clock.factors if clock else {}).items() if k != p.clock}}
+    return found
 
 
 def _events(steps: Any) -> list[dict[str, Any]]:
@@ -212,6 +219,17 @@ def _events(steps: Any) -> list[dict[str, Any]]:
         for _, block in step.blocks:
             found += _events(block)
     return found
+
+
+def _calendar(rb: Rulebook) -> dict[str, Any] | None:
+    """The rulebook's calendar (`calendar days "days": week = 7`) and its units, if any."""
+    compiled = COMPILED.get(rb)
+    units = getattr(compiled[0], "time_units", None) if compiled is not None else None
+    if units is None or units.calendar is None:
+        return None
+    own = units.calendar.own
+    return {"name": own, "units": {k: display(v) for k, v in units.calendar.factors.items()
+                                   if k != own}}
 
 
 def _step(step: Step) -> dict[str, Any]:

@@ -12,6 +12,10 @@ WIDTH = 100  # long lists of options or fields wrap here, under their first item
 def overview_text(data: dict[str, Any]) -> str:
     """Everything a rulebook holds, a line or a few for each."""
     out = [f"{data['title']} ({data['rulebook']}, {data['file']})"]
+    if data.get("calendar"):  # days across fights (issue 15)
+        cal = data["calendar"]
+        units = ", ".join(f"{k} = {v} {cal['name']}" for k, v in cal["units"].items())
+        out += ["", f"calendar {cal['name']}" + (f": {units}" if units else "")]
     if data["tables"]:
         out += ["", "tables:"] + [f"  {_table_line(t)}" for t in data["tables"]]
     if data["formulas"]:
@@ -93,6 +97,10 @@ def _value(value: Any) -> str:
 
 def _procedure_lines(p: dict[str, Any], pad: str, typed: bool = False) -> list[str]:
     out = []
+    if "clock" in p:  # an encounter's clock and its units: `clock counts: minute = 240 counts`
+        clock = p["clock"]
+        units = ", ".join(f"{k} = {v} {clock['name']}" for k, v in clock["units"].items())
+        out.append(f"{pad}clock {clock['name']}" + (f": {units}" if units else ""))
     for c in p["choices"]:
         options = [c["options"]] if isinstance(c["options"], str) else \
             [display(o) for o in c["options"] or []]

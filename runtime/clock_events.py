@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .clock_ticks import Ticks
 from .combatants import Combatant
 from .encounters import Schedule
 from .errors import RangeError, Span
@@ -219,10 +220,11 @@ class Clock(Schedule):
         if due is not None:
             when, order, item = due
             main = min((t[:2] for t in self.next_turns.values()), default=None)
-            tick = None if every is None else self.last_tick + every
-            if main is None and tick is not None and tick <= when:
+            tick = self._tick_due(every)  # (time, waits for the turns due then)
+            if main is None and tick is not None and tick[0] <= when:
                 return self._tick(span, every)  # nobody's turn to come: the schedule's own
-            if (main is None or (when, order) < main) and (tick is None or when < tick):
+            if (main is None or (when, order) < main) and (
+                    tick is None or when < tick[0] or (when == tick[0] and tick[1])):
                 self.ctx.within(span, "turns", self.turns, when)
                 self.now = self.ctx.now = when
                 if isinstance(item, Pending):
@@ -235,8 +237,21 @@ class Clock(Schedule):
             self.last[id(found[0])] = self.labels.pop(id(found[0]), None)
         return found
 
+    def _tick_due(self, every: Any) -> tuple[Any, bool] | None:
+        """When the clock ticks next (one `every` block, or several: runtime/clock_ticks.py)."""
+        if every is None:
+            return None
+        if isinstance(every, Ticks):
+            at, _, after = every.soonest(self)
+            return at, after
+        return self.last_tick + every, False
+
     def _tick(self, span: Span, every: Any) -> tuple[Any, Any]:
         """A tick of `every` due before the events, when no party has a turn to come."""
+        if isinstance(every, Ticks):
+            at, n, _ = every.soonest(self)
+            self.ctx.within(span, "turns", self.turns, at)
+            return every.tick(self, span, at, n)
         self.ctx.within(span, "turns", self.turns, self.last_tick + every)
         self.ctx._pass(span)
         self.last_tick += every

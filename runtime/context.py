@@ -13,6 +13,7 @@ from .combatants import Combatant, ValueType, bulky
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
+from .located import anywhere, located
 from .results import Outcome
 from .values import display, match_name, to_internal, to_public
 from .work import current
@@ -35,6 +36,7 @@ class RunContext:
     # merge its states there (runtime/fight_odds.py); `resumed` is the pass its loop starts at.
     head: Callable[..., tuple[Any, ...]] | None = None
     resumed = 0
+    today: int = 0  # the calendar's day of the run (`run(..., day=N)`): `today` in rules
 
     def __init__(
         self,
@@ -188,8 +190,13 @@ class RunContext:
     def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
         """`end f "Stunned"`: traced when it ends something (ending what is not held is no
         news)."""
-        if self.conditions.get(id(who), {}).pop(condition, _NOT_HELD) is not _NOT_HELD:
+        held = self.conditions.get(id(who), {})
+        if held.pop(condition, _NOT_HELD) is not _NOT_HELD:
             self.trace.append(("end", party, condition, span, ("", who)))
+        if held and type(condition) is str:  # and wherever it is held (runtime/located.py)
+            for key in located(held, condition):
+                del held[key]
+                self.trace.append(("end", party, key, span, ("", who)))
 
     def delay(self, span: Span, party: str, who: Any, by: Any) -> None:
         """`delay f by T`, an effect on time: the fight's schedule applies it; a run with no
@@ -226,7 +233,10 @@ class RunContext:
 
     def has(self, who: Any, condition: Any) -> bool:
         """Whether a party is under a condition now (one given for a time lasts until then)."""
-        until = self.conditions.get(id(who), {}).get(condition, False)
+        held = self.conditions.get(id(who), {})
+        until = held.get(condition, False)
+        if until is False and held and type(condition) is str:  # held at some location?
+            until = anywhere(held, condition)
         if until is None:
             return True
         return until is not False and (until > self.now or
@@ -234,7 +244,12 @@ class RunContext:
 
     def remaining(self, who: Any, condition: Any) -> Any:
         """How long a condition has left (none when not under it, or until ended)."""
-        until = self.conditions.get(id(who), {}).get(condition)
+        held = self.conditions.get(id(who), {})
+        until = held.get(condition, False)
+        if until is False:
+            until = anywhere(held, condition) if held and type(condition) is str else None
+        if until is False:
+            return None
         left = None if until is None else until - self.now + (1 if self.whole_rounds else 0)
         return None if left is None or left <= 0 else left
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .clock_ticks import Ticks
 from .combatants import Combatant
 from .errors import RangeError, Span
 from .values import display
@@ -48,7 +49,8 @@ class Schedule:
         self.carried: dict[int, Any] = {}
         self.stopped: set[int] = set()  # the parties stopped (until an `act` brings one back)
         self.turns = 0  # the parties' turns taken (ticks of the clock are not turns)
-        self.last_tick: Any = 0
+        self.last_tick: Any = 0  # with several `every` blocks, a tuple: each one's
+        self.ticking = 0  # which `every` block the tick just made is (in the order written)
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""
@@ -110,6 +112,8 @@ class Schedule:
         """The party whose turn comes first and the time it comes, or None when nobody acts.
         With `every`, a tick of the clock due first (or at the same time) comes before it, as
         (None, time)."""
+        if isinstance(every, Ticks):
+            return every.next(self, span, label)  # several `every` blocks: runtime/clock_ticks
         if not self.next_turns:
             return None
         key = min(self.next_turns, key=lambda k: self.next_turns[k][:2])
@@ -124,6 +128,10 @@ class Schedule:
             self.ctx.trace.append(("tick", "every", every, span,
                                    f"at {display(self.now)} {self.clock}"))
             return None, self.now
+        return self.take(span, label, key)
+
+    def take(self, span: Span, label: str, key: int) -> tuple[Any, Any]:
+        """The turn of the party whose id is `key`: now is when its action completes."""
         when, _, who = self.next_turns.pop(key)
         self.now = self.ctx.now = when
         self.turns += 1

@@ -65,6 +65,7 @@ class FightContext(RunContext):
     def __init__(self, fight: FightOdds, dice: PassDice, resume: Snapshot | None) -> None:
         super().__init__(dice, fight.choices, fight.procedure.source, fight.parties,
                          fight.options.policy, fight.options.time_limit)
+        self.today = fight.options.day or 0
         self.trace = []  # counted for enumeration_work, then dropped
         self.handles = fight.handle_ids
         self.fight = fight

@@ -3,8 +3,9 @@ put back into it (runtime/fight_odds.py merges the runs that reach equal keys).
 
 Outside the encounter's own values a fight's state is its board: each party's figures, the
 schedule (each party's next turn, in tie order; delays carried; who is stopped; now, the turns
-taken and the last tick of `every`), the lasting conditions still to run and how far each
-scripted choice has got. Parties are keyed by their place among the parameters, never by
+taken and the last tick of `every` — a tuple, one per block, when an encounter has several:
+runtime/clock_ticks.py), the lasting conditions still to run (a condition held at a location
+is a key of its own, runtime/located.py) and how far each scripted choice has got. Parties are keyed by their place among the parameters, never by
 identity; a condition given until a time now past is left out (now never goes back); tie order
 is kept as an order, not as the count behind it.
 """

@@ -96,11 +96,13 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
           seed: int | None = None, dice: Sequence[int] | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
           names: Sequence[str] | None = None, policy: str | None = None,
-          settings: Mapping[str, Any] | None = None, until: Any = None) -> Fight:
+          settings: Mapping[str, Any] | None = None, until: Any = None,
+          day: int | None = None) -> Fight:
     """Play an encounter of `rulebook` (its first, unless named) with these fighters; `names`
     (one per fighter, such as their files' names) is how the log calls them. `until`: a number
     plays the fight only so long on its clock (it ends `capped` there); a name is handed to the
-    encounter's own `until` parameter (Ringing Steel's duel: "out" or "dead")."""
+    encounter's own `until` parameter (Ringing Steel's duel: "out" or "dead"). `day`: the
+    calendar's day the fight happens on (`today` in its rules)."""
     chosen = _encounter(rulebook, encounter)
     fighters = list(fighters)
     arguments = _arguments(chosen, fighters)
@@ -108,7 +110,7 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
     time_limit, own = until_arguments(chosen, until)
     arguments.update(own)
     # The run options go apart from the encounter's own names (it may have a `time_limit`).
-    result = chosen.run_with(RunOptions(policy, time_limit), dice=dice,
+    result = chosen.run_with(RunOptions(policy, time_limit, day), dice=dice,
                              seed=None if dice is not None else seed, choices=choices,
                              limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
@@ -213,7 +215,7 @@ def _party(entry: Any, parties: dict[str, Any]) -> Any:
     """The combatant a step concerns: named in its detail, else by the encounter's label."""
     found = getattr(entry.detail, "party", None)
     if found is not None or entry.kind not in ("give", "end", "act", "delay", "lengthen",
-                                               "stop"):
+                                               "stop", "wait", "ready"):
         return found
     return parties.get(entry.name)
 
@@ -264,6 +266,9 @@ class _News:
             return f"{party}'s action +{display(value)} ({event['detail']})"
         if kind == "stop":
             return f"{party} takes no more turns"
+        if kind in ("wait", "ready"):  # a round's order put off (runtime/clock_ticks.py)
+            return f"{party} waits {value}" if kind == "wait" else \
+                f"{party}'s readied action is {value}"
         if kind == "tick":
             return f"the clock ticks (every {display(value)})"
         if kind in EVENT_KINDS:  # events on the clock: runtime/clock_events.py

@@ -124,12 +124,13 @@ class RunOptions:
 
     policy: str | None = None
     time_limit: Any = None
+    day: int | None = None  # the calendar's day the run or fight happens on (`today`)
 
 
 NO_OPTIONS = RunOptions()
 # The run options `run(**args)` and `odds(**args)` take by name, where the procedure has no
 # parameter or choice of that name (the rule's own names come first).
-OPTION_NAMES = frozenset(("policy", "time_limit"))
+OPTION_NAMES = frozenset(("policy", "time_limit", "day"))
 
 
 @attrs.frozen
@@ -207,7 +208,7 @@ class Procedure:
         and `--until`): every keyword in `args` is then the rule's own."""
         source: DiceSource
         if options is not NO_OPTIONS:
-            options = self._options(options.policy, options.time_limit)
+            options = self._options(options.policy, options.time_limit, options.day)
         if limits is not DEFAULT_LIMITS:
             _check_limits(limits)
         if dice is not None and seed is not None:
@@ -336,6 +337,7 @@ class Procedure:
                 outcome._values[by] if by in outcome._values else
                 (frame[slot] if slot is not None else None), by)
         ctx = ExactContext(picked, self.source, limits, options.policy)
+        ctx.today = options.day or 0
         try:
             return exact.odds(stepper, ctx, tuple(arguments[p.name] for p in self.params),
                               list(made.values()), limits, exact.NAMES if by == "outcome" else by,
@@ -489,7 +491,8 @@ class Procedure:
                 raise RangeError(f"procedure {self.name} has no choice {name!r} "
                                  f"(its choices: {', '.join(self.choice_names) or 'none'})",
                                  self.span, self.source)
-        found = self._options(given.get("policy"), given.get("time_limit")) if given else \
+        found = self._options(given.get("policy"), given.get("time_limit"),
+                              given.get("day")) if given else \
             NO_OPTIONS
         return arguments, picked, found
 
@@ -500,7 +503,7 @@ class Procedure:
             all(p.name != key for p in self.params) and \
             (key != "time_limit" or self.clock is not None)
 
-    def _options(self, policy: Any, time_limit: Any) -> RunOptions:
+    def _options(self, policy: Any, time_limit: Any, day: Any = None) -> RunOptions:
         """Run options, checked: a policy of the rulebook's, a time limit greater than 0."""
         if policy is not None and policy not in self.policies:
             close = difflib.get_close_matches(str(policy), self.policies, n=1)
@@ -516,7 +519,10 @@ class Procedure:
                     time_limit <= 0:
                 raise RangeError(f"a time limit is a number of {self.clock} greater than 0, "
                                  f"not {time_limit!r}", self.span, self.source)
-        return RunOptions(policy, time_limit)
+        if day is not None and (isinstance(day, bool) or not isinstance(day, int)):
+            raise RangeError(f"a day is a whole number (the calendar's day of the fight), not "
+                             f"{day!r}", self.span, self.source)
+        return RunOptions(policy, time_limit, day)
 
     def _fighters(self, args: dict[str, Any]) -> tuple[list[Any], dict[str, Combatant],
                                                        set[int]] | None:
@@ -556,6 +562,7 @@ class Procedure:
         """Play the generated procedure on this run's handles (`handed`, in parameter order)."""
         ctx = RunContext(source, choices, self.source, parties, options.policy,
                          options.time_limit)
+        ctx.today = options.day or 0
         if not traced:
             ctx.trace = NoTrace()
         ctx.handles = handles

@@ -43,6 +43,7 @@ def hostile(item: str) -> bool:
 
 CLOCKS = ("tenths", "counts", "strike_ranks", "seconds", "rounds")
 CONDITIONS = ("Attacking", "Stunned", "Prone", "Dead", "Passed out", "Waiting", "Épée ½")
+LOCATIONS = ("Head", "Arm", "Left leg")  # conditions at a location (issue 15)
 # Rule text a terminal would act on (item 13) and run options a rule could shadow (item 12).
 ESCAPES = ("\x1b[2J\x1b[31mred", "bell\x07", "\x9b31m", "back\x08\x08", "\x1b]0;title\x07")
 RUN_OPTIONS = ("time_limit", "until", "policy", "seed", "choices", "dice", "limits")
@@ -72,6 +73,9 @@ def _time(draw: Any, declared: fs.Declared, env: dict[str, str]) -> str:
     """A time on the clock: mostly a few units, a figure or a sum; rarely negative, huge, a
     fraction or an expression of anything."""
     how = _int(draw, 0, 15)
+    units = getattr(declared, "time_units", ())
+    if units and how < 3:  # issue 15: a duration with a unit of the clock (or a wrong one)
+        return f"{_int(draw, 0, 3)} {_one(draw, list(units) + ['minutes', 'minit'])}"
     if how < 8:
         return str(_int(draw, 0, 12))
     if how < 12:
@@ -96,11 +100,12 @@ def schedule_step(draw: Any, declared: fs.Declared, env: dict[str, str], indent:
     how = _one(draw, kinds)
     if how in ("delay", "lengthen"):
         return f"{indent}{how} {party} by {_time(draw, declared, env)}\n"
+    where = f' on "{_one(draw, LOCATIONS)}"' if _int(draw, 0, 3) == 0 else ""
     if how == "give":
         lasting = f" for {_time(draw, declared, env)}" if _int(draw, 0, 1) else ""
-        return f'{indent}give {party} "{_condition(draw)}"{lasting}\n'
+        return f'{indent}give {party} "{_condition(draw)}"{where}{lasting}\n'
     if how == "end":
-        return f'{indent}end {party} "{_condition(draw)}"\n'
+        return f'{indent}end {party} "{_condition(draw)}"{where}\n'
     if how == "stop":
         return f"{indent}stop {party}\n"
     return f"{indent}act {party} {how[4:]} {_time(draw, declared, env)}\n"
@@ -114,6 +119,7 @@ def _fight_condition(draw: Any, declared: fs.Declared, env: dict[str, str]) -> s
     if parties:
         p = lambda: _one(draw, parties)  # noqa: E731
         options += [lambda: f'has({p()}, "{_condition(draw)}")',
+                    lambda: f'has({p()}, "{_condition(draw)}", on="{_one(draw, LOCATIONS)}")',
                     lambda: f'not has({p()}, "{_condition(draw)}")',
                     lambda: f"next_turn({p()}) == {_one(draw, ['now', 'none'])}"
                     if "now" in env else f"next_turn({p()}) == none",
@@ -173,8 +179,11 @@ def encounter_decls(draw: Any, declared: fs.Declared) -> str:
     env = {p: kind for p, _, kind in params}
     rounds = _int(draw, 0, 2) == 0
     clock = "rounds" if rounds and _int(draw, 0, 3) else _one(draw, CLOCKS)
+    units = ("minute", "turn") if _int(draw, 0, 3) == 0 else ()  # issue 15: the clock's units
+    declared.time_units = units
+    declared_units = ": minute = 10, turn = 10 minutes" if units else ""
     lines = [f"encounter {name}{_title(draw)} ({', '.join(f'{p}: {t}' for p, t, _ in params)}):\n",
-             f"  clock {clock}{_title(draw)}\n"]
+             f"  clock {clock}{_title(draw)}{declared_units}\n"]
     fighters = [p for p, _, k in params if k.startswith("party:")]
     if not rounds:
         if listed:
@@ -184,17 +193,25 @@ def encounter_decls(draw: Any, declared: fs.Declared) -> str:
             lines += [f"  act {p} at {_int(draw, 0, 3)}\n" for p in fighters if _int(draw, 0, 7)]
     lines += [fs.step(draw, declared, env, "  ", 1) for _ in range(_int(draw, 0, 2))]
     lines.append(_loop(draw, declared, env, fighters, params, rounds))
-    if _int(draw, 0, 2) == 0:
+    for _ in range(_int(draw, 0, 2) if _int(draw, 0, 2) == 0 else 0):
         unit = ("rounds" if rounds else clock) if _int(draw, 0, 9) != 5 else _one(draw, CLOCKS)
+        if units and _int(draw, 0, 2) == 0:
+            unit = _one(draw, list(units))
+        order = _one(draw, ["", "", " before turns", " after turns"])
         tick = dict(env, now="int") if not rounds else dict(env, round="int")
-        lines.append(f"  every {_one(draw, ['1', '2', '5', '20', '0', '-1', '2.5'])} {unit}:\n")
+        lines.append(f"  every {_one(draw, ['1', '2', '5', '20', '0', '-1', '2.5'])} {unit}"
+                     f"{order}:\n")
         lines.append(_fight_steps(draw, declared, tick, "    ", True))
     closing = dict(env, now="int") if not rounds else dict(env, round="int")
     lines.append(f"  ends when {_fight_condition(draw, declared, closing)}\n")
     cap = _one(draw, ["3", "1", "10", "40", "100000", "0"]) if _int(draw, 0, 5) != 3 else \
         fs._wrap(fs.expression(draw, declared, env, "int", 1))
     lines.append(f"  at most {cap} {'rounds' if rounds else 'turns'}\n")
+    if _int(draw, 0, 4) == 0:  # steps after the loop (issue 15)
+        lines.append("  afterwards:\n" + _fight_steps(draw, declared, dict(closing), "    ",
+                                                       True))
     declared.current = None
+    declared.time_units = ()
     return "".join(lines)
 
 
@@ -212,6 +229,13 @@ def _loop(draw: Any, declared: fs.Declared, env: dict[str, str], fighters: list[
             if field:
                 over = f"sort_descending({each}.{field} for {each} in {over})"
         inside[each] = model
+        if _int(draw, 0, 3) == 0:  # a round's order its parties may put off (issue 15)
+            other = _one(draw, fighters) if fighters else each
+            wait = _one(draw, [f"delay {each} to the end", f"delay {each} until after {other}",
+                               f"ready {each} when {_fight_condition(draw, declared, inside)}"])
+            return (f"  each round:\n    take turns {each} in {over}:\n"
+                    f"      if not waited({each}):\n        {wait}\n"
+                    + _fight_steps(draw, declared, inside, "      ", True))
         return (f"  each round:\n    for each {each} in {over}:\n"
                 + _fight_steps(draw, declared, inside, "      ", True))
     me = declared.fresh(draw, "f")
