@@ -184,8 +184,8 @@ class _Compiler:
             self._unique_params(d.params)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
             self.scope.formulas[name] = FormulaInfo(d, params)
-        depends = {n: [(u, node) for u, node in names_used(d.body) if u in decls]
-                   for n, d in decls.items()}
+        depends = {n: [(u, node) for part in (d.body, *d.where) for u, node in names_used(part)
+                       if u in decls] for n, d in decls.items()}
         ordered, cycles = order(depends)
         for cycle in cycles:
             first = decls[cycle[0]]
@@ -201,7 +201,8 @@ class _Compiler:
         limit, costs = self.scope.limits.aggregate_items, self.scope.formula_costs
         over: set[str] = set()  # reported where the count first passes the budget, not above
         for name in ordered:
-            calls = list(formula_calls(decls[name].body, decls))
+            calls = [c for part in (decls[name].body, *decls[name].where)
+                     for c in formula_calls(part, decls)]
             costs[name] = min(limit, 1 + sum(costs.get(c.name, 1) for c in calls))
             if any(c.name in over for c in calls):
                 over.add(name)
@@ -230,6 +231,8 @@ class _Compiler:
             self.writer.public_formula(info.decl, checks[name], defaults)
             out[name] = dict(name=name, title=info.decl.title or name, params=params[name],
                              body=self.writer.text(info.decl.body.span), span=info.decl.span,
+                             where=tuple((v.name, self.writer.text(v.value.span))
+                                         for v in info.decl.where),
                              comments=info.decl.comments, source=self.tree.source)
         return out
 

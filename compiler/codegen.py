@@ -15,6 +15,7 @@ from rulecraft.runtime.errors import RuleTypeError, Span
 
 from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
+from .local_names import local_order
 from .order import names_used
 from .outcomes import Schema
 from .scope import Scope, cost
@@ -34,6 +35,7 @@ class Writer(EncounterSteps):
         self.emit = Emitter(scope)
         self.lines: list[str] = []
         self.bodies: dict[str, str] = {}  # formula name -> its expression's Python
+        self.local_lines: dict[str, list[str]] = {}  # formula name -> its `where` names' Python
         self._dispatch: dict[type, Callable[[Any, Env, int], None]] = {
             s.RollStep: self.visit_RollStep, s.LetStep: self.visit_LetStep,
             s.ChooseStep: self.visit_ChooseStep, s.IfStep: self.visit_IfStep,
@@ -68,6 +70,7 @@ class Writer(EncounterSteps):
                 checks: list[tuple[str, str, str]]) -> T:
         """`f_NAME`: the formula on exact values, its arguments checked against their ranges."""
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        local_lines = self._locals(decl, env)
         code, result = self.emit.expr(decl.body, env)
         if result.kind in ("table", "combatant"):
             self.scope.error(RuleTypeError, f"a formula gives a value, not {result}: look "
@@ -76,10 +79,28 @@ class Writer(EncounterSteps):
         self.line(0, f"def f_{decl.name}({args}):")
         self.origin(1, decl.span)
         self._checks(checks, only_fast=True)
+        for line in local_lines:
+            self.line(1, line)
         self.line(1, f"return {code}")
         self.line(0, "")
         self.bodies[decl.name] = code
+        self.local_lines[decl.name] = local_lines
         return result
+
+    def _locals(self, decl: s.FormulaDecl, env: Env) -> list[str]:
+        """A formula's `where` names, each worked out once, in the order they read each other
+        (added to `env`); the Python lines that set them."""
+        written, in_circle = local_order(decl, self.scope)
+        env.update((name, ("None", ANY)) for name in in_circle)  # reported once, at the circle
+        lines = []
+        for local in written:
+            code, t = self.emit.expr(local.value, env)
+            if t.kind in ("table", "combatant"):
+                self.scope.error(RuleTypeError, f"a local name holds a value, not {t}: look "
+                                 "something up in it", local.value.span)
+            env[local.name] = (f"w_{local.name}", t)
+            lines.append(f"w_{local.name} = {code}")
+        return lines
 
     def _checks(self, checks: list[tuple[str, str, str]], only_fast: bool = False) -> None:
         for name, fast_ok, param_ref in checks:
@@ -116,6 +137,8 @@ class Writer(EncounterSteps):
         # The body again rather than a call of f_{name}: one frame less on every call.
         self.origin(1, decl.span)
         self.line(1, "try:")
+        for line in self.local_lines.get(decl.name, ()):
+            self.line(2, line)
         self.line(2, f"return _public({self.bodies[decl.name]})")
         self.line(1, "except _ARITHMETIC as _error:")
         self.line(2, f"_arithmetic(_error, {where})")

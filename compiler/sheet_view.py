@@ -73,6 +73,7 @@ class FormulaView:
     notes: tuple[Note, ...]
     status: str | None = None
     base: tuple[Rich, str | None] | None = None  # a house rule's: the base's rhs, rounding
+    where: tuple[tuple[Rich, Rich], ...] = ()  # its local names, each with its value
 
 
 @attrs.frozen
@@ -215,14 +216,18 @@ class _Builder:
 
     # -- formulas --------------------------------------------------------------------------
     def formula(self, f: Formula) -> FormulaView:
-        math = MathWriter(self.vocabulary, frozenset(p.name for p in f.params))
+        math = MathWriter(self.vocabulary, frozenset(p.name for p in f.params) |
+                          frozenset(name for name, _ in f.where))
         rhs, rounding = math.rounded(parse(f.body))
+        where = tuple(((Piece(self.vocabulary.name(name), "name"),), math.value(parse(text)))
+                      for name, text in f.where)
         base = self._based("formulas", f.name)
         was = MathWriter(self.vocabulary, frozenset(p.name for p in base.params)).rounded(
             parse(base.body)) if base is not None else None
         return FormulaView(f.name, f.title, self.anchors[f.name], _line(f.span),
                            (Piece(self.vocabulary.name(f.name), "name"),), rhs, rounding,
-                           _params(f.params), self.notes(f.comments), self.status(f.name), was)
+                           _params(f.params), self.notes(f.comments), self.status(f.name), was,
+                           where)
 
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, p: Procedure) -> ProcedureView:

@@ -122,7 +122,9 @@ def _param(p: s.Param) -> str:
 
 def _formula(d: s.FormulaDecl) -> list[str]:
     params = ", ".join(_param(p) for p in d.params)
-    return [f"formula {d.name}({params}){_title(d.title)} = {expression(d.body)}"]
+    where = ", ".join(f"{v.name} = {expression(v.value)}" for v in d.where)
+    return [f"formula {d.name}({params}){_title(d.title)} = {expression(d.body)}"
+            + (f" where {where}" if where else "")]
 
 
 def _combatant(d: s.CombatantDecl) -> list[str]:

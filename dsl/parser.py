@@ -482,7 +482,14 @@ class _Builder(Transformer_NonRecursive):
     def formula_decl(self, meta: Any, c: list[Any]) -> s.FormulaDecl:
         span = self._span(meta)
         params = tuple(c[1] or ())
-        return s.FormulaDecl(str(c[0]), params, _unquote(c[2]), c[3], span, self._claim(span))
+        return s.FormulaDecl(str(c[0]), params, _unquote(c[2]), c[3], span, self._claim(span),
+                             tuple(c[4] or ()))
+
+    def where_clause(self, meta: Any, c: list[Any]) -> list[s.Local]:
+        return list(c)
+
+    def local_name(self, meta: Any, c: list[Any]) -> s.Local:
+        return s.Local(str(c[0]), c[1], self._span(meta))
 
     def params(self, meta: Any, c: list[Any]) -> list[s.Param]:
         return list(c)

@@ -177,6 +177,13 @@ class Param:  # param
 
 
 @attrs.frozen
+class Local:  # local_name: `x = a + 1` after a formula's `where`
+    name: str
+    value: Expr
+    span: Span
+
+
+@attrs.frozen
 class FormulaDecl:  # formula_decl
     name: str
     params: tuple[Param, ...]
@@ -184,6 +191,7 @@ class FormulaDecl:  # formula_decl
     body: Expr
     span: Span
     comments: tuple[str, ...] = ()
+    where: tuple[Local, ...] = ()  # its local names, in the order written
 
 
 @attrs.frozen

@@ -39,6 +39,8 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
         out += ["", _table_line(data), ""] + _grid(data["header"], data["rows"])
     elif kind == "formula":
         out += ["", f"  {_signature(data)}", f"    = {data['body']}"]
+        out += [f"    {'where' if i == 0 else '     '} {w['name']} = {w['value']}"
+                for i, w in enumerate(data.get("where", ()))]
     elif kind == "procedure":
         out += ["", f"  {_signature(data)}"] + _procedure_lines(data, "    ", typed=True)
     elif kind == "enum":
