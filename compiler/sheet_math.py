@@ -234,6 +234,13 @@ class MathWriter:
         if node.name == "sqrt" and len(args) == 1:
             return [Piece("√", "op"), *self._wrap(args[0], _ATOM)], _ATOM
         v = self.vocabulary
+        if node.name not in v.formulas and not node.named and \
+                (node.name, len(args)) in _ORDER_WORDS:  # next(i): "the one after I"
+            before, between, after = _ORDER_WORDS[node.name, len(args)]
+            said = [Piece(before, "text"), *self._wrap(args[0], _POSTFIX)]
+            if len(args) == 2:
+                said += [Piece(between, "text"), *self._wrap(args[1], _POSTFIX)]
+            return [*said, Piece(after, "text")], 0
         head = v.formulas.get(node.name) or Piece(node.name.replace("_", " "), "text")
         inner = self._list(args)
         for name, value in node.named:
@@ -246,8 +253,12 @@ class MathWriter:
         var = Piece(self.vocabulary.name(node.var), "name")
         each = [Piece(" for each ", "text"), var, Piece(" in ", "text"),
                 *self._wrap(node.collection, _POSTFIX)]
+        if node.where is not None:  # `[c for c in party if c.hp > 0]`
+            each += [Piece(" if ", "text"), *self._wrap(node.where, 1)]
         if node.name == "list":
             return [Piece("[", "op"), *self._expr(node.body)[0], *each, Piece("]", "op")], _ATOM
+        if node.name == "group":  # "each X in Party, grouped by X Side"
+            return [Piece("each ", "text"), *each[1:], Piece(", grouped by ", "text"), *self._wrap(node.body, 1)], 0
         name = node.name.replace("_", " ")
         return [Piece(f"{name} of ", "text"), *self._wrap(node.body, _POSTFIX), *each], 0
 
@@ -255,6 +266,15 @@ class MathWriter:
         level = _LEVEL[".."]
         return [*self._wrap(node.low, level + 1), Piece("–", "op"),
                 *self._wrap(node.high, level + 1)], level
+
+
+# An enum's order said in words: (before, between the two arguments, after).
+_ORDER_WORDS = {
+    ("next", 1): ("the one after ", "", " in its order"),
+    ("previous", 1): ("the one before ", "", " in its order"),
+    ("shift", 2): ("", " moved by ", " places in its order"),
+    ("index", 1): ("the place of ", "", " in its order (the first is 0)"),
+}
 
 
 def _joined(pieces: list[Piece]) -> list[Piece]:

@@ -357,11 +357,17 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
     s.Index: _index,
     s.Call: _call,
     s.Aggregate: lambda n: (
-        (f"[{expression(n.body)} for {n.var} in {expression(n.collection)}]", _ATOM)
+        (f"[{expression(n.body)} for {n.var} in {expression(n.collection)}{_only_if(n)}]", _ATOM)
         if n.name == "list" else
-        (f"{n.name}({expression(n.body)} for {n.var} in {expression(n.collection)})", _POSTFIX)),
+        (f"{n.name}({expression(n.body)} for {n.var} in {expression(n.collection)}"
+         f"{_only_if(n)})", _POSTFIX)),
     s.RangeExpr: _range,
 }
+
+
+def _only_if(n: s.Aggregate) -> str:
+    """An aggregate's filter, `… if c.hp > 0`, or nothing."""
+    return f" if {expression(n.where)}" if n.where is not None else ""
 
 
 def _policy(d: s.PolicyDecl) -> list[str]:

@@ -667,6 +667,14 @@ class _Builder(Transformer_NonRecursive):
         """`[c.name for c in order]`: a list made item by item (an aggregate named `list`)."""
         return s.Aggregate("list", c[0], str(c[1]), c[2], self._span(meta))
 
+    def aggregate_where(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        """`count(c for c in party if c.hp > 0)`: over the items the condition holds for."""
+        return s.Aggregate(str(c[0]), c[1], str(c[2]), c[3], self._span(meta), c[4])
+
+    def list_where(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        """`[c for c in party if c.hp > 0]`: a list filtered item by item."""
+        return s.Aggregate("list", c[0], str(c[1]), c[2], self._span(meta), c[3])
+
     def args(self, meta: Any, c: list[Any]) -> list[Any]:
         return list(c)
 

@@ -109,6 +109,7 @@ class Aggregate:  # aggregate: max(expr for x in collection), also argmin, argma
     var: str
     collection: Expr
     span: Span
+    where: Expr | None = None  # `… if c.hp > 0`: only the items it holds for
 
 
 @attrs.frozen

@@ -14,6 +14,7 @@ from .encounters import Schedule, hex_distance, hex_in_front
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
+from .ordered import make_order_helpers
 from .work import opened
 from .tables import CellExpression, Record, Table
 
@@ -335,6 +336,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_ARITHMETIC": ARITHMETIC,
         "_MISSING": MISSING,
         "_public": values.to_public,
+        **make_order_helpers(source),
     }
 
 

@@ -85,3 +85,144 @@ def test_a_local_used_in_a_procedure_runs_seeded_scripted_and_in_exact_odds():
     assert p.odds(detector=15, feinter=12) == {"detected": Fraction(4, 10),
                                                 "missed": Fraction(6, 10)}
     assert p.run(detector=9, feinter=9, seed=1).outcome in ("detected", "missed")
+
+
+# ---- order on an enum's members -----------------------------------------------------------
+
+# RS, Horses: "Horses move at three speeds, Walk, Canter and Gallop. Their speed can only be
+# changed up or down one category at a time." ... "if the horse is initially cantering or
+# galloping the effect of being forced to move back is to reduce the speed by one category for
+# each move. Once the move rate is down to walk, move backs take place normally."
+# BT, Hit location modifiers: "These modifiers are shifted down one category if the opponent is
+# in motion when the blow lands, and two categories if the opponent is jumping."
+HORSE = (
+    'enum speed "Speed": Walk, Canter, Gallop\n'
+    'enum modifier "Location modifier": "+10%", "+0%", "-10%", "-25%", "-50%", "-100%"\n'
+    'formula faster(s: speed) = next(s)\n'
+    'formula slower(s: speed) = previous(s)\n'
+    'formula place(s: speed) = index(s)\n'
+    'formula moving_fast(s: speed) = s > "Walk"\n'
+    'formula shifted(m: modifier, jumping: 0..1) = shift(m, if jumping == 1 then 2 else 1)\n'
+    'procedure move_back(s: speed):\n'
+    '  roll moves = d3\n'
+    '  let now_at = shift(s, -moves)\n'
+    '  if now_at == "Walk" and s > now_at:\n'
+    '    outcome down_to_walk with speed = now_at\n'
+    '  outcome still_moving with speed = now_at\n')
+
+
+def test_next_and_previous_keep_to_the_declared_order_and_stop_at_its_ends():
+    f = book(HORSE).formulas
+    assert [f["faster"](s=s) for s in ("Walk", "Canter", "Gallop")] == [
+        "Canter", "Gallop", "Gallop"]  # one category at a time; no faster than a gallop
+    assert [f["slower"](s=s) for s in ("Walk", "Canter", "Gallop")] == [
+        "Walk", "Walk", "Canter"]  # "Once the move rate is down to walk"
+    assert [f["place"](s=s) for s in ("Walk", "Canter", "Gallop")] == [0, 1, 2]
+
+
+def test_shift_moves_by_several_places_and_compare_goes_by_the_declared_order():
+    f = book(HORSE).formulas
+    assert f["shifted"](m="-10%", jumping=0) == "-25%"  # "shifted down one category"
+    assert f["shifted"](m="-10%", jumping=1) == "-50%"  # "and two categories if ... jumping"
+    assert f["shifted"](m="-50%", jumping=1) == "-100%"  # no category past the last
+    assert [f["moving_fast"](s=s) for s in ("Walk", "Canter", "Gallop")] == [False, True, True]
+
+
+def test_order_runs_scripted_seeded_and_in_exact_odds():
+    p = book(HORSE).procedures["move_back"]
+    r = p.run(s="Gallop", dice=[1])
+    assert (r.outcome, r.outcome["speed"]) == ("still_moving", "Canter")
+    assert p.run(s="Gallop", dice=[3]).outcome["speed"] == "Walk"
+    assert p.odds(s="Gallop") == {"still_moving": Fraction(1, 3),
+                                  "down_to_walk": Fraction(2, 3)}
+    assert p.run(s="Canter", seed=5).outcome == "down_to_walk"  # any of d3 takes it to walk
+    assert "let now_at = Walk" in p.run(s="Canter", dice=[2]).explain()
+
+
+def test_order_reads_in_words_on_sheets():
+    md = render(book(HORSE), "md")
+    assert "**faster** = the one after S in its order" in md
+    assert "**place** = the place of S in its order (the first is 0)" in md
+    assert "Now At = S moved by (−Moves) places in its order" in md
+
+
+@pytest.mark.parametrize("rule, column, words", [
+    ("formula f(n: 1..3) = next(n)", 27, "next goes by the order of an enum's members, so it "
+                                         "needs a member of an enum (such as an injury), not a "
+                                         "whole number"),
+    ('formula f(s: speed) = s < "Trot"', 27, "'Trot'"),
+    ('formula f(s: speed, m: modifier) = s < m', 36, "a speed and a modifier are of two enums"),
+    ('formula f(s: speed) = shift(s, "Walk")', 32, "shift moves a member by a whole number"),
+])
+def test_order_errors_at_their_line_and_column(rule, column, words):
+    message = error_of(HORSE + rule + "\n")
+    assert f"sample.rules:15:{column}: " in message and words in message
+
+
+# ---- lists: filtered, indexed, grouped ---------------------------------------------------
+
+# d20 modern, Massive damage and dying: "a character whose hit points drop to 0 ... is
+# disabled; at -1 or lower he is dying" — the fighters still standing are those above 0, and a
+# party's sides are counted to see "when one side is left".
+PARTY = (
+    'enum side: Heroes, Villains\n'
+    'combatant fighter:\n'
+    '  hp: -10..20\n'
+    '  team: side\n'
+    'procedure strike(a: fighter, b: fighter, c: fighter):\n'
+    '  let standing = [x for x in [a, b, c] if x.hp > 0]\n'
+    '  let sides = group(x.team for x in standing)\n'
+    '  roll pick = d2\n'
+    '  let target = standing[pick - 1]\n'
+    '  if len(sides) == 1:\n'
+    '    outcome one_side_left with hp = standing[-1].hp\n'
+    '  outcome struck with hp = target.hp, heroes = count(x for x in standing if x.team == '
+    '"Heroes")\n')
+
+
+def fighters(rb: rulecraft.Rulebook, *figures: tuple[int, str]) -> dict[str, object]:
+    return {n: rb.combatant(hp=hp, team=team) for n, (hp, team) in zip("abc", figures)}
+
+
+def test_a_filtered_list_indexed_from_either_end_and_grouped_by_side():
+    rb = book(PARTY)
+    p = rb.procedures["strike"]
+    party = fighters(rb, (0, "Heroes"), (5, "Heroes"), (7, "Villains"))
+    r = p.run(**party, dice=[2])
+    assert (r.outcome, r.outcome["hp"], r.outcome["heroes"]) == ("struck", 7, 1)
+    assert p.run(**party, dice=[1]).outcome["hp"] == 5
+    assert p.odds(**party) == {"struck": 1}
+    assert p.run(**party, seed=2).outcome == "struck"
+    alone = fighters(rb, (0, "Heroes"), (5, "Villains"), (7, "Villains"))
+    r = p.run(**alone, dice=[1])
+    assert (r.outcome, r.outcome["hp"]) == ("one_side_left", 7)  # standing[-1]: the last
+    assert "let sides = Villains: " in r.explain()
+
+
+def test_an_index_past_the_end_is_an_error_naming_the_rule_line():
+    rb = book(PARTY)
+    party = fighters(rb, (0, "Heroes"), (5, "Heroes"), (-1, "Villains"))  # one standing
+    with pytest.raises(RulecraftError) as caught:
+        rb.procedures["strike"].run(**party, dice=[2])
+    message = str(caught.value)
+    assert "sample.rules:10:16: standing has no item 1: it holds 1 item (0 is the first, -1 " \
+        "the last)" in message
+
+
+def test_lists_read_in_words_on_sheets():
+    md = render(book(PARTY), "md")
+    assert "Standing = \\[X for each X in \\[A, B, C\\] if X HP \\> 0\\]" in md
+    assert "Sides = each X in Standing, grouped by X Team" in md
+
+
+@pytest.mark.parametrize("rule, column, words", [
+    ('  let first = [a, b][a]', 22, "an item of a list is picked by its position, a whole "
+                                    "number (0 is the first, -1 the last), not a fighter"),
+    ('  let g = group(x for x in [a, b])', 17, "group's key is a name, a whole number or "
+                                                "yes/no, not a fighter"),
+    ('  let s = [x for x in [a, b] if x.hp]', 33, "a condition must be yes or no"),
+])
+def test_list_errors_at_their_line_and_column(rule, column, words):
+    text = PARTY.replace("  roll pick = d2\n", rule + "\n  roll pick = d2\n")
+    message = error_of(text)
+    assert f"sample.rules:9:{column}: " in message and words in message
