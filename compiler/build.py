@@ -15,7 +15,7 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
-from .cells import number
+from .cells import number, parse_dice
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
@@ -272,9 +272,12 @@ class _Compiler:
         if p.default is None:
             return Param(p.name, vt, p.span)
         default = _literal(p.default)
+        if default is None and vt.kind == "dice":  # `dmg: dice = 2d6`, `= d8 + 1`
+            default = parse_dice(self.writer.text(p.default.span).replace("d%", "d100"))
         if default is None and not isinstance(p.default, s.Constant):
             self.scope.error(RuleTypeError, "a default is written as a plain value (a number, "
-                             "a quoted name, true, false or none)", p.default.span)
+                             "a quoted name, true, false or none; dice such as 2d6 for a "
+                             "parameter of dice)", p.default.span)
         else:
             default = self._checked_default(p.name, vt, default, p.default)
         return Param(p.name, vt, p.span, default, True)

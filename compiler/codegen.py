@@ -412,7 +412,9 @@ class Writer(EncounterSteps):
         field = self._state_field(target, party[1].ref)
         keys = [self.expr(k, env) for k in target.index]
         value, vt = self.expr(step.value, env)
-        if field is not None:
+        if step.mode == "remove":
+            self._removed_key(step, field, keys, vt)
+        elif field is not None:
             ft = self.scope.resolve_type(field.type)
             for key_node, (_, kt) in zip(target.index, keys):
                 if ft.kind != "map":
@@ -436,6 +438,23 @@ class Writer(EncounterSteps):
         # The party is a handle: every name bound to this combatant sees the change.
         self.line(depth, f"_ctx.change({where}, {target.party!r}, {party[0]}, {target.field!r}, "
                          f"{index}, {value}, {step.mode!r})")
+
+    def _removed_key(self, step: s.ChangeStep, field: s.FieldDecl | None,
+                     keys: list[tuple[str, T]], kt: T) -> None:
+        """`remove KEY from f.wounds[…]`: the target must be a map, and KEY one of its keys."""
+        if field is None:
+            return
+        ft = self.scope.resolve_type(field.type)
+        for _ in keys:
+            ft = (ft.item or ANY) if ft.kind == "map" else ANY
+        if ft.kind != "map":
+            self.scope.error(RuleTypeError, f"remove takes an entry out of a map; "
+                             f"{step.target.field} holds {ft}", step.target.span)
+            return
+        if ft.key is not None and not accepts(ft.key, kt):
+            self.scope.error(RuleTypeError, f"{step.target.field} is looked up by {ft.key}, "
+                             f"not {kt}", step.value.span)
+        self.emit.check_member(step.value, kt, ft.key)
 
     def _state_field(self, target: s.Target, model: str | None) -> s.FieldDecl | None:
         decl = self.scope.models.get(model or "", self.scope.combatant)

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from rulecraft.runtime.combatants import CombatantModel
+from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.references import Grid, Reference
 from rulecraft.runtime.rulebook import Formula, Rulebook
@@ -357,6 +358,8 @@ def _params(params: tuple[Any, ...]) -> Rich:
         out.append(Piece(words(p.name), "name"))
         if p.type is not None and p.type.text != p.name:
             out.append(Piece(" " + p.type.text.replace("..", "–").replace("_", " "), "lit"))
+        if getattr(p, "has_default", False) and isinstance(p.default, Dice):  # dmg: dice = 2d6
+            out += [Piece(", if not given ", "text"), Piece(str(p.default), "num")]
     return tuple(out)
 
 

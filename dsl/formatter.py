@@ -201,6 +201,8 @@ def _change_step(step: s.ChangeStep, pad: str, depth: int) -> list[str]:
     target = f"{step.target.party}.{step.target.field}{index}"
     if step.mode == "set":
         return [f"{pad}set {target} = {expression(step.value)}"]
+    if step.mode == "remove":
+        return [f"{pad}remove {expression(step.value)} from {target}"]
     return [f"{pad}add {expression(step.value)} to {target}"]
 
 

@@ -601,6 +601,10 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.ChangeStep("add", c[1], c[0], span, self._claim(span))
 
+    def remove_step(self, meta: Any, c: list[Any]) -> s.ChangeStep:
+        span = self._span(meta)
+        return s.ChangeStep("remove", c[1], c[0], span, self._claim(span))
+
     def target(self, meta: Any, c: list[Any]) -> s.Target:
         return s.Target(str(c[0]), str(c[1]), tuple(c[2:]), self._span(meta))
 

@@ -69,7 +69,8 @@ def _table_line(t: dict[str, Any]) -> str:
 
 def _signature(item: dict[str, Any]) -> str:
     params = ", ".join(f"{p['name']}: {p['type']}"
-                       + (f" = {_value(p['default'])}" if p["optional"] else "")
+                       + (f" = {_value(p['default'])}" if p["optional"] and p["type"] != "dice"
+                          else f" = {p['default']}" if p["optional"] else "")
                        for p in item["params"])
     return f"{item['name']}({params})"
 

@@ -226,7 +226,8 @@ class RunContext:
                 memo.clear()
             memo[op] = known
         # The trace names the target as `party.field[key]` when it is read (results._entry).
-        self.trace.append(("change", (party, field, index), now, span, mode))
+        said = mode if mode != "remove" else f"remove {display(value)}"  # the key taken out
+        self.trace.append(("change", (party, field, index), now, span, said))
 
     def _changed(self, span: Span, party: str, who: Combatant, field: str,
                  index: tuple[Any, ...], value: Any, mode: str) -> Combatant:
@@ -370,6 +371,10 @@ class RunContext:
             return inner
         if mode == "set":
             return value
+        if mode == "remove":  # `remove KEY from f.wounds`: no such entry, nothing to take out
+            if type(current) is not dict or value not in current:
+                return current
+            return {key: item for key, item in current.items() if key != value}
         if isinstance(current, tuple):
             if len(current) >= self.limits.list_items:
                 raise RangeError(f"this list would hold more than {self.limits.list_items} items "

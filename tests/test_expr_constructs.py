@@ -10,7 +10,10 @@ from fractions import Fraction
 
 import pytest
 
+from click.testing import CliRunner
+
 import rulecraft
+from rulecraft.cli import cli
 from rulecraft.compiler.sheets import render
 from rulecraft.runtime.errors import RulecraftError
 
@@ -226,3 +229,107 @@ def test_list_errors_at_their_line_and_column(rule, column, words):
     text = PARTY.replace("  roll pick = d2\n", rule + "\n  roll pick = d2\n")
     message = error_of(text)
     assert f"sample.rules:9:{column}: " in message and words in message
+
+
+# ---- a parameter defaulting to dice ------------------------------------------------------
+
+# RQ3 house rules, Impale: "Does full weapon damage plus one rolled weapon damage; so a long
+# spear (1d10+1) does 11+1d10+1 = d10+12 damage on an impale."
+IMPALE = (
+    'formula impale_dice(weapon: dice = d10 + 1) "Impale" = weapon + maximum(weapon)\n'
+    'procedure impale(weapon: dice = d10 + 1):\n'
+    '  roll damage = weapon + maximum(weapon)\n'
+    '  outcome done with damage = damage\n')
+
+
+def test_a_dice_parameter_takes_its_default_when_not_given():
+    rb = book(IMPALE)
+    p = rb.procedures["impale"]
+    assert p.run(dice=[1]).outcome["damage"] == 13  # 11 + 1 + 1: "11+1d10+1"
+    assert p.run(weapon=rulecraft.dice("d8"), dice=[1]).outcome["damage"] == 9  # 8 + 1
+    odds = p.odds()
+    assert set(odds) == {"done"}
+    assert p.run(seed=4).outcome["damage"] in range(13, 23)
+    assert str(rb.formulas["impale_dice"]()) == "d10 + 12"  # "= d10+12 damage on an impale"
+
+
+def test_a_dice_default_is_shown_and_printed_on_sheets():
+    rb = book(IMPALE)
+    assert "Weapon dice, if not given d10 + 1" in render(rb, "md")
+    assert rb.procedures["impale"].params[0].default == rulecraft.dice("d10+1")
+
+
+@pytest.mark.parametrize("rule, column, words", [
+    ("procedure p(weapon: dice = d10 + x):\n  outcome done\n", 28, "dice such as 2d6 for a "
+                                                                  "parameter of dice"),
+    ("procedure p(n: 1..3 = 2d6):\n  outcome done\n", 23, "a default is written as a plain "
+                                                           "value"),
+])
+def test_a_default_that_is_not_dice_written_out_is_an_error(rule, column, words):
+    message = error_of(rule)
+    assert f"sample.rules:2:{column}: " in message and words in message
+
+
+# ---- removing a map entry ----------------------------------------------------------------
+
+# RQ3 house rules, Impale: "Impaling weapons are stuck in the wound (which then cannot be
+# healed) unless the attacker rolls 1/5 of their raw ... skill immediately. ... Victims may
+# withdraw impaling weapon by rolling (STR+CON-weapon ENC)x2% or less".
+STUCK = (
+    'enum location: Head, Chest, Arm, Leg\n'
+    'combatant victim:\n'
+    '  str: 3..21\n'
+    '  con: 3..21\n'
+    '  state stuck: map location -> 0..10\n'
+    'procedure withdraw(v: victim, where: location, enc: 0..10):\n'
+    '  set v.stuck["Chest"] = enc\n'
+    '  set v.stuck[where] = enc\n'
+    '  roll d = d100\n'
+    '  if d <= (v.str + v.con - enc) * 2:\n'
+    '    remove where from v.stuck\n'
+    '    outcome withdrawn with still_stuck = len(v.stuck)\n'
+    '  outcome stuck with still_stuck = len(v.stuck)\n')
+
+
+def test_remove_takes_an_entry_out_of_a_map_in_every_dice_mode():
+    rb = book(STUCK)
+    p = rb.procedures["withdraw"]
+    v = rb.combatant(str=12, con=13)
+    r = p.run(v=v, where="Arm", enc=5, dice=[40])  # 40 <= (12 + 13 - 5) x 2
+    assert (r.outcome, r.outcome["still_stuck"]) == ("withdrawn", 1)  # the chest's is left
+    assert "change v.stuck = Chest: 5 (remove Arm)" in r.explain()
+    assert p.run(v=v, where="Arm", enc=5, dice=[41]).outcome["still_stuck"] == 2
+    assert p.run(v=v, where="Chest", enc=5, dice=[1]).outcome["still_stuck"] == 0
+    assert p.odds(v=v, where="Arm", enc=5) == {"withdrawn": Fraction(40, 100),
+                                               "stuck": Fraction(60, 100)}
+    assert p.run(v=v, where="Arm", enc=5, seed=7).outcome in ("withdrawn", "stuck")
+
+
+def test_remove_reads_in_words_on_sheets_and_round_trips():
+    assert "Take the Where entry out of V’s Stuck." in render(book(STUCK), "md")
+    once = rulecraft.format_rules(HEAD + STUCK)
+    assert "    remove where from v.stuck\n" in once and rulecraft.format_rules(once) == once
+
+
+@pytest.mark.parametrize("step, column, words", [
+    ("  remove where from v.str\n", 21, "str is a characteristic"),
+    ("  remove 3 from v.stuck\n", 10, "stuck is looked up by a location, not a whole number"),
+    ('  remove "Foot" from v.stuck\n', 10, "unknown location 'Foot'"),
+])
+def test_remove_errors_at_their_line_and_column(step, column, words):
+    message = error_of(STUCK.replace("  roll d = d100\n", step + "  roll d = d100\n"))
+    assert f"sample.rules:10:{column}: " in message and words in message
+
+
+# ---- `rulecraft show` ------------------------------------------------------------------------
+
+
+def test_show_prints_locals_and_dice_defaults(tmp_path):
+    path = tmp_path / "sample.rules"
+    path.write_text(HEAD + FEINT + IMPALE)
+    shown = CliRunner().invoke(cli, ["show", str(path), "feint_detected"])
+    assert shown.exit_code == 0
+    assert "    = result <= 7\n    where result = difference + roll\n" \
+        "          difference = detector - feinter" in shown.output
+    shown = CliRunner().invoke(cli, ["show", str(path), "impale"])
+    assert "impale(weapon: dice = d10 + 1)" in shown.output
