@@ -15,6 +15,7 @@ from rulecraft.runtime.values import field_name
 
 from .cells import number, parse_dice, snake
 from .order import formula_calls, names_used
+from .banded import BandedLookups
 from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
 from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
@@ -39,7 +40,7 @@ GIVEN = T("any", maybe=True)
 _UNKNOWN = object()  # a lookup whose row is not known when compiling
 
 
-class Emitter(OrderedExpressions):
+class Emitter(OrderedExpressions, BandedLookups):
     """Translate one expression at a time against a scope and an environment of local names."""
 
     def __init__(self, scope: Scope) -> None:
@@ -401,6 +402,9 @@ class Emitter(OrderedExpressions):
         return "None", ANY
 
     def visit_Index(self, node: s.Index, env: Env) -> tuple[str, T]:
+        banded = self.banded(node, env)  # `combat_ranges.feet[40]`: the row whose band holds 40
+        if banded is not None:
+            return banded
         code, t = self.present(*self.expr(node.value, env), node.value)
         if t.kind == "table":
             look = self._table_lookup(node, code, self.scope.tables[t.ref or ""], env)

@@ -216,6 +216,15 @@ class MathWriter:
         return [*self._wrap(node.value, _POSTFIX), Piece(f" {label}", "name")], _POSTFIX
 
     def visit_Index(self, node: s.Index) -> tuple[list[Piece], int]:
+        value = node.value
+        if isinstance(value, s.Attr) and isinstance(value.value, s.Name) and \
+                value.value.name in self.vocabulary.tables and \
+                value.value.name not in self.local and len(node.keys) == 1:
+            # combat_ranges.feet[40]: "the row of Combat Ranges whose Feet holds 40"
+            label = self.vocabulary.labels.get(value.name) or self.vocabulary.name(value.name)
+            return [Piece("the row of ", "text"), self.vocabulary.tables[value.value.name],
+                    Piece(" whose ", "text"), Piece(label, "name"), Piece(" holds ", "text"),
+                    *self._wrap(node.keys[0], _POSTFIX)], 0
         keys = self._list(node.keys)
         for name, value in node.given:
             keys += [Piece(", ", "op"), Piece(self.vocabulary.name(name), "name"),

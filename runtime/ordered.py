@@ -1,5 +1,5 @@
 """What generated code calls for order: an enum's members by position, a list's items by
-position, a list grouped by a key."""
+position, a list grouped by a key, a row found by the band of one of its columns."""
 
 from __future__ import annotations
 
@@ -43,4 +43,13 @@ def make_order_helpers(source: str) -> dict[str, Any]:
             grouped.setdefault(key, []).append(item)
         return {key: tuple(items) for key, items in grouped.items()}
 
-    return {"_rank": _rank, "_shift": _shift, "_nth": _nth, "_group": _group}
+    def _banded(bands: Any, value: Any, span: Span) -> Any:
+        """`combat_ranges.feet[40]`: the row whose band in that column holds the value."""
+        try:
+            return bands.get(value)
+        except RangeError:
+            table, label = bands.name.split(".")[0], bands.keys[0].label
+            raise RangeError(f"no row of table {table} has a {label} band holding "
+                             f"{display(value)}", span, source) from None
+
+    return {"_banded": _banded, "_rank": _rank, "_shift": _shift, "_nth": _nth, "_group": _group}
