@@ -19,6 +19,8 @@ from .cells import number, parse_dice
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
+from .outcomes import Schema
+from .recursion import measures
 from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
@@ -396,11 +398,15 @@ class _Compiler:
                    for name, d in found.items()}
         ordered, cycles = order(depends)
         for cycle in cycles:
-            self.scope.error(CycleError, "these procedures call each other in a circle (a run "
-                             "must end): " + " → ".join(cycle), found[cycle[0]].span)
+            if measures(cycle, found) is None:  # no parameter shrinks round it to its bound
+                self.scope.error(CycleError, "these procedures call each other in a circle (a "
+                                 "run must end): " + " → ".join(cycle) + "; a call round it "
+                                 "may pass a whole-number parameter less than the caller's "
+                                 "(`height - 10` for `height: 0..30`)", found[cycle[0]].span)
         self._call_depths(ordered, depends)
         built: dict[str, Procedure] = {}
-        for name in ordered:
+        signatures = {}
+        for name in ordered:  # every signature first: a circle's calls check their arguments
             d = found[name]
             self._unique_params(d.params, RUN_OPTIONS)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
@@ -408,6 +414,15 @@ class _Compiler:
             for p in runtime_params:
                 if p.type.kind not in ("combatant", "any"):
                     self.scope.procedure_checks[(name, p.name)] = self.scope.constant("PARAM_", p)
+            signatures[name] = params, runtime_params
+        for name in ordered:
+            self.scope.procedure_params[name] = signatures[name][0]
+            declared = Schema.declared_by(found[name])
+            if declared.declared:  # read by a circle's calls written before it
+                self.scope.schemas[name] = declared
+        for name in ordered:
+            d = found[name]
+            params, runtime_params = signatures[name]
             choices = self.writer.procedure(d, params)
             self.scope.procedure_params[name] = params
             self.scope.procedure_choices[name] = tuple(dict.fromkeys(choices))

@@ -391,6 +391,9 @@ class Emitter(OrderedExpressions, BandedLookups):
         """`save.throw`: a value of a called procedure's outcome, as its schema declares it
         (none where the outcome reached does not carry it)."""
         schema = self.scope.schemas.get(t.ref or "")
+        if schema is None and t.ref in self.scope.procedures:  # a circle's callee, not yet read
+            return self._bad(f"{t.ref} is called in a circle before it is written: declare the "
+                             f"outcomes it ends in (`outcomes:`) to read .{node.name}", node)
         ft = schema.field_type(node.name) if schema is not None else None
         if ft is None:
             known = schema.all_fields() if schema is not None else []

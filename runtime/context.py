@@ -68,6 +68,7 @@ class RunContext:
         # within `trace_entries`: `dropped` entries before them are not kept, and they end
         # `dropped_depth` calls deep.
         self.dropped = self.dropped_depth = 0
+        self.calls_deep = 0  # calls under way: a procedure calling itself down to a bound
         self._weight = self._weighed = 0
         self._mark = _WEIGH_EVERY
 
@@ -273,8 +274,13 @@ class RunContext:
         Its outcome ends only it, and is the caller's value `name`. It costs the steps its
         procedure writes, from the command's work."""
         self._spend(span, cost)
+        if self.calls_deep >= self.limits.nesting_depth:  # only a circle of calls gets here
+            raise RangeError(f"procedures call one another more than "
+                             f"{self.limits.nesting_depth} deep here "
+                             f"{Limits.hint('nesting_depth')}", span, self.source)
         saved = self.values
         self.values = {}
+        self.calls_deep += 1
         self.trace.append(("call", name, procedure, span))
         try:
             outcome = fn(self, *args)  # a procedure returns its outcome (`done`)
@@ -282,6 +288,7 @@ class RunContext:
             outcome = done.outcome
         finally:
             self.values = saved
+            self.calls_deep -= 1
         if outcome is None:  # the compiler sees that every path ends in an outcome
             raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
                                  self.source)

@@ -333,3 +333,79 @@ def test_show_prints_locals_and_dice_defaults(tmp_path):
         "          difference = detector - feinter" in shown.output
     shown = CliRunner().invoke(cli, ["show", str(path), "impale"])
     assert "impale(weapon: dice = d10 + 1)" in shown.output
+
+
+# ---- recursion down to a declared bound ---------------------------------------------------
+
+# BT, Falling: "Falling is very dangerous- here is a chart showing velocities and distances at
+# various counts." — and RQ3 house rules, Knockback: "1d6 damage per m remaining to be traveled
+# if anything is hit along the way": damage for each stage of a fall, the rest of the fall the
+# same rule again, shorter.
+FALL = (
+    'procedure fall(height: 0..30):\n'
+    '  roll hurt = d6\n'
+    '  if height >= 10:\n'
+    '    call rest = fall(height - 10)\n'
+    '    outcome landed with damage = hurt + rest.damage\n'
+    '  outcome landed with damage = hurt\n')
+
+
+def test_a_procedure_calling_itself_on_a_smaller_argument_runs_in_every_dice_mode():
+    p = book(FALL).procedures["fall"]
+    r = p.run(height=25, dice=[1, 2, 3])  # 25, 15, 5: three stages
+    assert r.outcome["damage"] == 6
+    assert [e.depth for e in r.trace if e.kind == "roll"] == [0, 1, 2]
+    three_d6 = p.odds(height=20, by="damage")
+    assert three_d6[3] == Fraction(1, 216) and three_d6[10] == Fraction(1, 8)
+    assert p.odds(height=5) == {"landed": 1}
+    assert p.run(height=30, seed=2).outcome["damage"] in range(4, 25)
+
+
+def test_two_procedures_calling_each_other_down_to_a_bound():
+    rb = book(
+        'procedure tumble(height: 0..30):\n'
+        '  outcomes:\n'
+        '    stopped with stages\n'
+        '  if height >= 5:\n'
+        '    call more = roll_on(height - 5)\n'
+        '    outcome stopped with stages = more.stages + 1\n'
+        '  outcome stopped with stages = 0\n'
+        'procedure roll_on(left: 0..30):\n'
+        '  roll d = d6\n'
+        '  if d <= 3:\n'
+        '    outcome stopped with stages = 0\n'
+        '  call more = tumble(left - 1)\n'
+        '  outcome stopped with stages = more.stages\n')
+    p = rb.procedures["tumble"]
+    assert p.run(height=12, dice=[6, 6]).outcome["stages"] == 2  # 12, 6 (roll 6), 1
+    assert p.odds(height=12, by="stages") == {1: Fraction(1, 2), 2: Fraction(1, 2)}
+
+
+def test_a_call_past_the_declared_bound_is_an_error_where_it_is_made():
+    p = book(FALL.replace("if height >= 10:", "if height >= 5:")).procedures["fall"]
+    with pytest.raises(RulecraftError) as caught:
+        p.run(height=5, dice=[1, 1])
+    assert "height must be a whole number from 0 to 30; got -5" in str(caught.value)
+
+
+def test_recursion_is_bounded_by_nesting_depth_when_the_rule_runs():
+    p = book('procedure down(n: 0..1000):\n'
+             '  if n > 0:\n'
+             '    call rest = down(n - 1)\n'
+             '    outcome done\n'
+             '  outcome done\n').procedures["down"]
+    assert p.run(n=40).outcome == "done"
+    for attempt in (lambda: p.run(n=60), lambda: p.odds(n=60)):
+        with pytest.raises(RulecraftError) as caught:
+            attempt()
+        assert "sample.rules:4:5: procedures call one another more than 50 deep here " \
+            "(limit nesting_depth" in str(caught.value)
+
+
+@pytest.mark.parametrize("call", ["fall(height + 10)", "fall(height)", "fall(10)",
+                                  "fall(height - 0)"])
+def test_a_circle_without_a_parameter_shrinking_stays_an_error(call):
+    message = error_of(FALL.replace("fall(height - 10)", call))
+    assert "sample.rules:2:1: these procedures call each other in a circle (a run must end): " \
+        "fall → fall; a call round it may pass a whole-number parameter less than the " \
+        "caller's" in message
