@@ -409,3 +409,20 @@ def test_a_circle_without_a_parameter_shrinking_stays_an_error(call):
     assert "sample.rules:2:1: these procedures call each other in a circle (a run must end): " \
         "fall → fall; a call round it may pass a whole-number parameter less than the " \
         "caller's" in message
+
+
+def test_the_reference_examples_compile():
+    from pathlib import Path
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
+    blocks = re.findall(r"```\n(.*?)```", text, re.S)
+
+    def block(starting: str) -> str:
+        return next(b for b in blocks if starting in b)
+
+    rb = book(block("formula feint_detected") + block("procedure fall(") +
+              block("procedure impale("))
+    assert rb.formulas["feint_detected"](detector=9, feinter=12, roll=10) is True
+    assert rb.procedures["fall"].run(height=25, dice=[1, 2, 3]).outcome["damage"] == 6
+    assert rb.procedures["impale"].run(dice=[1]).outcome["damage"] == 13

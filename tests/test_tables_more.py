@@ -149,3 +149,22 @@ def test_a_value_no_band_holds_is_a_clear_error_when_the_rule_runs():
 def test_band_errors_at_their_line_and_column(old, new, line, column, words):
     message = error_of(RANGES.replace(old, new, 1))
     assert f"sample.rules:{line}:{column}: " in message and words in message
+
+
+# ---- the language reference's examples compile as printed ----------------------------------
+
+
+def _doc_block(starting: str) -> str:
+    from pathlib import Path
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
+    return next(b for b in re.findall(r"```\n(.*?)```", text, re.S) if starting in b)
+
+
+def test_the_reference_examples_compile():
+    aimed = book(_doc_block("table aimed")).tables["aimed"]
+    assert aimed.lookup("Lower leg") == -25 and aimed.lookup("Upper leg") == -10
+    ranges = _doc_block("table combat_ranges").split("\n\n")[0] + "\n"
+    rb = book(ranges + "formula band(feet: 0..500) = combat_ranges.feet[feet]\n")
+    assert rb.formulas["band"](feet=31) == "Medium"
