@@ -267,7 +267,8 @@ class MathWriter:
         if node.name == "list":
             return [Piece("[", "op"), *self._expr(node.body)[0], *each, Piece("]", "op")], _ATOM
         if node.name == "group":  # "each X in Party, grouped by X Side"
-            return [Piece("each ", "text"), *each[1:], Piece(", grouped by ", "text"), *self._wrap(node.body, 1)], 0
+            return [Piece("each ", "text"), *each[1:], Piece(", grouped by ", "text"),
+                    *self._wrap(node.body, 1)], 0
         name = node.name.replace("_", " ")
         return [Piece(f"{name} of ", "text"), *self._wrap(node.body, _POSTFIX), *each], 0
 
