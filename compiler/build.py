@@ -404,6 +404,7 @@ class _Compiler:
                                  "may pass a whole-number parameter less than the caller's "
                                  "(`height - 10` for `height: 0..30`)", found[cycle[0]].span)
         self._call_depths(ordered, depends)
+        self.writer.circles = frozenset(name for cycle in cycles for name in cycle)
         built: dict[str, Procedure] = {}
         signatures = {}
         for name in ordered:  # every signature first: a circle's calls check their arguments

@@ -29,6 +29,9 @@ class Writer(EncounterSteps):
     # `_values` and `_trace` (the run form, `procedure`: no call per step) or call `_ctx.let`
     # and `_ctx.branch` (the stepper's segments, whose ExactContext keeps neither).
     direct = False
+    # Procedures calling each other in a circle, down to a bound (compiler/recursion.py): their
+    # calls count how deep they go when the rule runs.
+    circles: frozenset[str] = frozenset()
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
@@ -533,8 +536,9 @@ class Writer(EncounterSteps):
         var = self._bind(env, step.name, T("outcome", ref=step.procedure), step.span)
         where = self.scope.span_ref(step.span)
         args = "".join(c + ", " for c in codes)
+        circle = ", circle=True" if step.procedure in self.circles else ""
         self.line(depth, f"{var} = _ctx.call({where}, {step.name!r}, {step.procedure!r}, "
-                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)})")
+                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)}{circle})")
 
     def _arguments(self, step: s.CallStep, callee: s.ProcedureDecl,
                    params: list[tuple[str, T]], env: Env) -> list[str]:

@@ -269,12 +269,14 @@ class RunContext:
         return _replace(updated, index, held)
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
-             args: tuple[Any, ...], cost: int = 1) -> Outcome:
+             args: tuple[Any, ...], cost: int = 1, circle: bool = False) -> Outcome:
         """Another procedure, played in this run: same dice, choices and trace, its own values.
         Its outcome ends only it, and is the caller's value `name`. It costs the steps its
-        procedure writes, from the command's work."""
+        procedure writes, from the command's work. A call of a procedure in a circle of calls
+        (`circle`) goes at most `nesting_depth` deep; any other chain was measured when
+        compiling."""
         self._spend(span, cost)
-        if self.calls_deep >= self.limits.nesting_depth:  # only a circle of calls gets here
+        if circle and self.calls_deep >= self.limits.nesting_depth:
             raise RangeError(f"procedures call one another more than "
                              f"{self.limits.nesting_depth} deep here "
                              f"{Limits.hint('nesting_depth')}", span, self.source)

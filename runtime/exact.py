@@ -178,6 +178,7 @@ class Stepper:
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
         self._working_out = 0  # live() under way (a procedure calling itself, at a bound)
+        self.in_circle = False  # called round a circle of calls (its depth counted)
 
     def frame(self, args: tuple[Any, ...]) -> list[Any]:
         """The starting frame: the arguments, then none for every value not yet set. A frame
@@ -882,7 +883,7 @@ class Exact:
         question = asked[target]
         callee = stepper.callees[name]
         out = []
-        if self.calls_deep >= self.limits.nesting_depth:  # as a run refuses it (context.call)
+        if callee.in_circle and self.calls_deep >= self.limits.nesting_depth:  # context.call
             raise RangeError(f"procedures call one another more than "
                              f"{self.limits.nesting_depth} deep here "
                              f"{Limits.hint('nesting_depth')}", where, self.ctx.source)
