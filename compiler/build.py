@@ -15,13 +15,15 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
-from .cells import number
+from .cells import number, parse_dice
 from .clock_events import check_labels
 from .clock_ticks import loop_blocks
 from .clock_units import gather as gather_time_units
 from .codegen import Writer, fast_check
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
+from .outcomes import Schema
+from .recursion import measures
 from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .columns import read_notations
@@ -197,8 +199,8 @@ class _Compiler:
             self._unique_params(d.params)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
             self.scope.formulas[name] = FormulaInfo(d, params)
-        depends = {n: [(u, node) for u, node in names_used(d.body) if u in decls]
-                   for n, d in decls.items()}
+        depends = {n: [(u, node) for part in (d.body, *d.where) for u, node in names_used(part)
+                       if u in decls] for n, d in decls.items()}
         ordered, cycles = order(depends)
         for cycle in cycles:
             first = decls[cycle[0]]
@@ -214,7 +216,8 @@ class _Compiler:
         limit, costs = self.scope.limits.aggregate_items, self.scope.formula_costs
         over: set[str] = set()  # reported where the count first passes the budget, not above
         for name in ordered:
-            calls = list(formula_calls(decls[name].body, decls))
+            calls = [c for part in (decls[name].body, *decls[name].where)
+                     for c in formula_calls(part, decls)]
             costs[name] = min(limit, 1 + sum(costs.get(c.name, 1) for c in calls))
             if any(c.name in over for c in calls):
                 over.add(name)
@@ -243,6 +246,8 @@ class _Compiler:
             self.writer.public_formula(info.decl, checks[name], defaults)
             out[name] = dict(name=name, title=info.decl.title or name, params=params[name],
                              body=self.writer.text(info.decl.body.span), span=info.decl.span,
+                             where=tuple((v.name, self.writer.text(v.value.span))
+                                         for v in info.decl.where),
                              comments=info.decl.comments, source=self.tree.source)
         return out
 
@@ -282,9 +287,12 @@ class _Compiler:
         if p.default is None:
             return Param(p.name, vt, p.span)
         default = _literal(p.default)
+        if default is None and vt.kind == "dice":  # `dmg: dice = 2d6`, `= d8 + 1`
+            default = parse_dice(self.writer.text(p.default.span).replace("d%", "d100"))
         if default is None and not isinstance(p.default, s.Constant):
             self.scope.error(RuleTypeError, "a default is written as a plain value (a number, "
-                             "a quoted name, true, false or none)", p.default.span)
+                             "a quoted name, true, false or none; dice such as 2d6 for a "
+                             "parameter of dice)", p.default.span)
         else:
             default = self._checked_default(p.name, vt, default, p.default)
         return Param(p.name, vt, p.span, default, True)
@@ -403,11 +411,16 @@ class _Compiler:
                    for name, d in found.items()}
         ordered, cycles = order(depends)
         for cycle in cycles:
-            self.scope.error(CycleError, "these procedures call each other in a circle (a run "
-                             "must end): " + " → ".join(cycle), found[cycle[0]].span)
+            if measures(cycle, found) is None:  # no parameter shrinks round it to its bound
+                self.scope.error(CycleError, "these procedures call each other in a circle (a "
+                                 "run must end): " + " → ".join(cycle) + "; a call round it "
+                                 "may pass a whole-number parameter less than the caller's "
+                                 "(`height - 10` for `height: 0..30`)", found[cycle[0]].span)
         self._call_depths(ordered, depends)
+        self.writer.circles = frozenset(name for cycle in cycles for name in cycle)
         built: dict[str, Procedure] = {}
-        for name in ordered:
+        signatures = {}
+        for name in ordered:  # every signature first: a circle's calls check their arguments
             d = found[name]
             self._unique_params(d.params, RUN_OPTIONS)
             params = [(p.name, self.scope.resolve_type(p.type)) for p in d.params]
@@ -415,6 +428,15 @@ class _Compiler:
             for p in runtime_params:
                 if p.type.kind not in ("combatant", "any"):
                     self.scope.procedure_checks[(name, p.name)] = self.scope.constant("PARAM_", p)
+            signatures[name] = params, runtime_params
+        for name in ordered:
+            self.scope.procedure_params[name] = signatures[name][0]
+            declared = Schema.declared_by(found[name])
+            if declared.declared:  # read by a circle's calls written before it
+                self.scope.schemas[name] = declared
+        for name in ordered:
+            d = found[name]
+            params, runtime_params = signatures[name]
             choices = self.writer.procedure(d, params)
             self.scope.procedure_params[name] = params
             self.scope.procedure_choices[name] = tuple(dict.fromkeys(choices))

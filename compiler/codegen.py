@@ -17,6 +17,7 @@ from .clock_events import ClockEventSteps
 from .clock_ticks import TickSteps
 from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
+from .local_names import local_order
 from .order import names_used
 from .outcomes import Schema
 from .referee import RefereeSteps
@@ -31,12 +32,16 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
     # `_values` and `_trace` (the run form, `procedure`: no call per step) or call `_ctx.let`
     # and `_ctx.branch` (the stepper's segments, whose ExactContext keeps neither).
     direct = False
+    # Procedures calling each other in a circle, down to a bound (compiler/recursion.py): their
+    # calls count how deep they go when the rule runs.
+    circles: frozenset[str] = frozenset()
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.emit = Emitter(scope)
         self.lines: list[str] = []
         self.bodies: dict[str, str] = {}  # formula name -> its expression's Python
+        self.local_lines: dict[str, list[str]] = {}  # formula name -> its `where` names' Python
         self._dispatch: dict[type, Callable[[Any, Env, int], None]] = {
             s.RollStep: self.visit_RollStep, s.LetStep: self.visit_LetStep,
             s.ChooseStep: self.visit_ChooseStep, s.IfStep: self.visit_IfStep,
@@ -74,6 +79,7 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
                 checks: list[tuple[str, str, str]]) -> T:
         """`f_NAME`: the formula on exact values, its arguments checked against their ranges."""
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        local_lines = self._locals(decl, env)
         code, result = self.emit.expr(decl.body, env)
         if result.kind in ("table", "combatant"):
             self.scope.error(RuleTypeError, f"a formula gives a value, not {result}: look "
@@ -82,10 +88,28 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         self.line(0, f"def f_{decl.name}({args}):")
         self.origin(1, decl.span)
         self._checks(checks, only_fast=True)
+        for line in local_lines:
+            self.line(1, line)
         self.line(1, f"return {code}")
         self.line(0, "")
         self.bodies[decl.name] = code
+        self.local_lines[decl.name] = local_lines
         return result
+
+    def _locals(self, decl: s.FormulaDecl, env: Env) -> list[str]:
+        """A formula's `where` names, each worked out once, in the order they read each other
+        (added to `env`); the Python lines that set them."""
+        written, in_circle = local_order(decl, self.scope)
+        env.update((name, ("None", ANY)) for name in in_circle)  # reported once, at the circle
+        lines = []
+        for local in written:
+            code, t = self.emit.expr(local.value, env)
+            if t.kind in ("table", "combatant"):
+                self.scope.error(RuleTypeError, f"a local name holds a value, not {t}: look "
+                                 "something up in it", local.value.span)
+            env[local.name] = (f"w_{local.name}", t)
+            lines.append(f"w_{local.name} = {code}")
+        return lines
 
     def _checks(self, checks: list[tuple[str, str, str]], only_fast: bool = False) -> None:
         for name, fast_ok, param_ref in checks:
@@ -122,6 +146,8 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         # The body again rather than a call of f_{name}: one frame less on every call.
         self.origin(1, decl.span)
         self.line(1, "try:")
+        for line in self.local_lines.get(decl.name, ()):
+            self.line(2, line)
         self.line(2, f"return _public({self.bodies[decl.name]})")
         self.line(1, "except _ARITHMETIC as _error:")
         self.line(2, f"_arithmetic(_error, {where})")
@@ -413,7 +439,9 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         field = self._state_field(target, party[1].ref)
         keys = [self.expr(k, env) for k in target.index]
         value, vt = self.expr(step.value, env)
-        if field is not None:
+        if step.mode == "remove":
+            self._removed_key(step, field, keys, vt)
+        elif field is not None:
             ft = self.scope.resolve_type(field.type)
             for key_node, (_, kt) in zip(target.index, keys):
                 if ft.kind != "map":
@@ -440,6 +468,23 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         # The party is a handle: every name bound to this combatant sees the change.
         self.line(depth, f"_ctx.change({where}, {target.party!r}, {party[0]}, {target.field!r}, "
                          f"{index}, {value}, {step.mode!r})")
+
+    def _removed_key(self, step: s.ChangeStep, field: s.FieldDecl | None,
+                     keys: list[tuple[str, T]], kt: T) -> None:
+        """`remove KEY from f.wounds[…]`: the target must be a map, and KEY one of its keys."""
+        if field is None:
+            return
+        ft = self.scope.resolve_type(field.type)
+        for _ in keys:
+            ft = (ft.item or ANY) if ft.kind == "map" else ANY
+        if ft.kind != "map":
+            self.scope.error(RuleTypeError, f"remove takes an entry out of a map; "
+                             f"{step.target.field} holds {ft}", step.target.span)
+            return
+        if ft.key is not None and not accepts(ft.key, kt):
+            self.scope.error(RuleTypeError, f"{step.target.field} is looked up by {ft.key}, "
+                             f"not {kt}", step.value.span)
+        self.emit.check_member(step.value, kt, ft.key)
 
     def _state_field(self, target: s.Target, model: str | None) -> s.FieldDecl | None:
         decl = self.scope.models.get(model or "", self.scope.combatant)
@@ -526,8 +571,9 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         var = self._bind(env, step.name, T("outcome", ref=step.procedure), step.span)
         where = self.scope.span_ref(step.span)
         args = "".join(c + ", " for c in codes)
+        circle = ", circle=True" if step.procedure in self.circles else ""
         self.line(depth, f"{var} = _ctx.call({where}, {step.name!r}, {step.procedure!r}, "
-                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)}{answers})")
+                         f"p_{step.procedure}, ({args}){cost(callee.steps, 5)}{answers}{circle})")
 
     def _arguments(self, step: s.CallStep, callee: s.ProcedureDecl,
                    params: list[tuple[str, T]], env: Env) -> list[str]:

@@ -16,6 +16,8 @@ from rulecraft.runtime.values import field_name
 from .cells import number, parse_dice, snake
 from .clock_units import unit_name
 from .order import formula_calls, names_used
+from .banded import BandedLookups
+from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
 from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
                     accepts, is_collection, is_number, join)
@@ -28,19 +30,19 @@ _ROUNDING = {
 }
 # `NAME(body for x in collection)`: what each does with the bodies.
 AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "sort",
-              "sort_descending", "list")
+              "sort_descending", "group", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
                    "action", "last_action",
                    "hex_distance",
-                   "hex_in_front", *AGGREGATES})
+                   "hex_in_front", *ORDER_BUILTINS, *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
 _UNKNOWN = object()  # a lookup whose row is not known when compiling
 
 
-class Emitter:
+class Emitter(OrderedExpressions, BandedLookups):
     """Translate one expression at a time against a scope and an environment of local names."""
 
     def __init__(self, scope: Scope) -> None:
@@ -272,6 +274,9 @@ class Emitter:
                 return f"({left} {'is' if op == '==' else 'is not'} {right})", BOOL
             return f"({left} {op} {right})", BOOL
         if op in ("<", "<=", ">", ">="):
+            ordered = self.member_compare(node, left, lt, right, rt)
+            if ordered is not None:
+                return ordered
             if not (is_number(lt) and is_number(rt)):
                 return self._needs_numbers(f"cannot compare {lt} with {rt} using {op}",
                                            lt if not is_number(lt) else rt, node)
@@ -427,6 +432,9 @@ class Emitter:
         """`save.throw`: a value of a called procedure's outcome, as its schema declares it
         (none where the outcome reached does not carry it)."""
         schema = self.scope.schemas.get(t.ref or "")
+        if schema is None and t.ref in self.scope.procedures:  # a circle's callee, not yet read
+            return self._bad(f"{t.ref} is called in a circle before it is written: declare the "
+                             f"outcomes it ends in (`outcomes:`) to read .{node.name}", node)
         ft = schema.field_type(node.name) if schema is not None else None
         if ft is None:
             known = schema.all_fields() if schema is not None else []
@@ -438,6 +446,9 @@ class Emitter:
         return "None", ANY
 
     def visit_Index(self, node: s.Index, env: Env) -> tuple[str, T]:
+        banded = self.banded(node, env)  # `combat_ranges.feet[40]`: the row whose band holds 40
+        if banded is not None:
+            return banded
         code, t = self.present(*self.expr(node.value, env), node.value)
         if t.kind == "table":
             look = self._table_lookup(node, code, self.scope.tables[t.ref or ""], env)
@@ -450,6 +461,8 @@ class Emitter:
         key, kt = keys[0]
         if t.kind == "combatant":
             return self._combatant_field(node, code, key, kt, t)
+        if t.kind == "list":
+            return self.list_item(node, code, t, key, kt)
         if t.kind == "map":
             self.check_member(node.keys[0], kt, t.key)
             where = self.scope.span_ref(node.span)
@@ -652,6 +665,9 @@ class Emitter:
         name = node.name
         if name in ("len", "count") and len(node.args) == (2 if name == "count" else 1):
             return self._count(node, env)
+        ordered = self.member_order(node, env)
+        if ordered is not None:
+            return ordered
         args = [self.present(*self.expr(a, env), a) for a in node.args]
         if name in ("maximum", "minimum", "mean") and len(args) == 1:
             (code, at), = args
@@ -823,25 +839,33 @@ class Emitter:
             f", {weight})" if weight > 1 else ")")
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
+        # `… if c.hp > 0`: only the items the condition holds for (each is still counted).
+        only = f" if {self.condition(node.where, inner)[0]}" if node.where is not None else ""
+        each = f"for v_{node.var} in {coll}{only}"
         if node.name in ("max", "min", "sum"):
             body, bt = self.expr(node.body, inner)
             if not is_number(bt):
                 return self._bad(f"{node.name} needs numbers, not {bt}", node.body)
             body = self.cast(body, bt, "num", node.body)
             bt = bt.sure()
-            comprehension = f"[{body} for v_{node.var} in {coll}]"
+            comprehension = f"[{body} {each}]"
             result = INT if bt.kind in ("int", "nothing") else NUM
             return f"_aggregate({node.name}, {comprehension}, {where})", result
         if node.name == "list":  # [c.name for c in order]
             body, bt = self.expr(node.body, inner)
-            return f"tuple([{body} for v_{node.var} in {coll}])", T("list", item=bt)
+            return f"tuple([{body} {each}])", T("list", item=bt)
+        if node.name == "group":  # group(c.side for c in party): side -> the parties on it
+            return self.grouped(node, inner, each, var_type)
+        if node.name == "count" and node.where is not None:  # count(c for c in party if …)
+            self.expr(node.body, inner)
+            return f"sum(1 {each})", INT
         if node.name in ("any", "all", "count"):
             body, _ = self.condition(node.body, inner)
             if node.name == "count":
-                return f"sum(1 for v_{node.var} in {coll} if {body})", INT
-            return f"{node.name}([{body} for v_{node.var} in {coll}])", BOOL
+                return f"sum(1 {each} if {body})", INT
+            return f"{node.name}([{body} {each}])", BOOL
         key = self._order_key(node.body, inner)
-        pairs = f"[({key}, v_{node.var}) for v_{node.var} in {coll}]"
+        pairs = f"[({key}, v_{node.var}) {each}]"
         if node.name in ("argmin", "argmax"):
             return f"_best({pairs}, {node.name == 'argmin'}, {where})", var_type
         return f"_sort({pairs}, {node.name == 'sort_descending'})", T("list", item=var_type)

@@ -68,7 +68,7 @@ def _as_read(scope: Scope) -> Scope:
         tables={name: attrs.evolve(info, decl=attrs.evolve(info.decl, keys=(), rows=(),
                                                            options=()))
                 for name, info in scope.tables.items()},
-        formulas={name: attrs.evolve(info, decl=attrs.evolve(info.decl, body=None))
+        formulas={name: attrs.evolve(info, decl=attrs.evolve(info.decl, body=None, where=()))
                   for name, info in scope.formulas.items()},
         combatant=scope.combatant and models[scope.combatant.name], models=models)
 

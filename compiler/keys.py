@@ -15,6 +15,7 @@ from rulecraft.runtime.tables import CellExpression, DynamicBand, IntRange
 
 from . import cells
 from .scope import Scope
+from .several import several_members, strays
 from .types import Domain
 
 # Compiles one bound of a band (`skill_sum`, `rider + horse`): its text and where it sits.
@@ -94,7 +95,13 @@ class KeyReader:
         """A printed key cell as its matcher: a name, a number, an IntRange, a Band, or a
         DynamicBand whose bounds are worked out from the table's given figures."""
         if kk.kind in ("enum", "names"):
-            if kk.domain is not None and text not in kk.members:
+            several = several_members(text, kk.members) if kk.domain is not None else None
+            if several is not None:  # `Head, Chest`, `Arm/Leg`: a row for each
+                return several
+            wrong = strays(text, kk.members) if kk.domain is not None else []
+            for name in wrong:  # `Head, Foot`: Foot is not a location
+                self.scope.unknown(kk.domain.name, name, span, list(kk.domain.members))
+            if kk.domain is not None and text not in kk.members and not wrong:
                 self.scope.unknown(kk.domain.name, text, span, list(kk.domain.members))
             return text
         if kk.kind == "integer":

@@ -216,6 +216,15 @@ class MathWriter:
         return [*self._wrap(node.value, _POSTFIX), Piece(f" {label}", "name")], _POSTFIX
 
     def visit_Index(self, node: s.Index) -> tuple[list[Piece], int]:
+        value = node.value
+        if isinstance(value, s.Attr) and isinstance(value.value, s.Name) and \
+                value.value.name in self.vocabulary.tables and \
+                value.value.name not in self.local and len(node.keys) == 1:
+            # combat_ranges.feet[40]: "the row of Combat Ranges whose Feet holds 40"
+            label = self.vocabulary.labels.get(value.name) or self.vocabulary.name(value.name)
+            return [Piece("the row of ", "text"), self.vocabulary.tables[value.value.name],
+                    Piece(" whose ", "text"), Piece(label, "name"), Piece(" holds ", "text"),
+                    *self._wrap(node.keys[0], _POSTFIX)], 0
         keys = self._list(node.keys)
         for name, value in node.given:
             keys += [Piece(", ", "op"), Piece(self.vocabulary.name(name), "name"),
@@ -234,6 +243,13 @@ class MathWriter:
         if node.name == "sqrt" and len(args) == 1:
             return [Piece("√", "op"), *self._wrap(args[0], _ATOM)], _ATOM
         v = self.vocabulary
+        if node.name not in v.formulas and not node.named and \
+                (node.name, len(args)) in _ORDER_WORDS:  # next(i): "the one after I"
+            before, between, after = _ORDER_WORDS[node.name, len(args)]
+            said = [Piece(before, "text"), *self._wrap(args[0], _POSTFIX)]
+            if len(args) == 2:
+                said += [Piece(between, "text"), *self._wrap(args[1], _POSTFIX)]
+            return [*said, Piece(after, "text")], 0
         head = v.formulas.get(node.name) or Piece(node.name.replace("_", " "), "text")
         inner = self._list(args)
         for name, value in node.named:
@@ -246,8 +262,13 @@ class MathWriter:
         var = Piece(self.vocabulary.name(node.var), "name")
         each = [Piece(" for each ", "text"), var, Piece(" in ", "text"),
                 *self._wrap(node.collection, _POSTFIX)]
+        if node.where is not None:  # `[c for c in party if c.hp > 0]`
+            each += [Piece(" if ", "text"), *self._wrap(node.where, 1)]
         if node.name == "list":
             return [Piece("[", "op"), *self._expr(node.body)[0], *each, Piece("]", "op")], _ATOM
+        if node.name == "group":  # "each X in Party, grouped by X Side"
+            return [Piece("each ", "text"), *each[1:], Piece(", grouped by ", "text"),
+                    *self._wrap(node.body, 1)], 0
         name = node.name.replace("_", " ")
         return [Piece(f"{name} of ", "text"), *self._wrap(node.body, _POSTFIX), *each], 0
 
@@ -255,6 +276,15 @@ class MathWriter:
         level = _LEVEL[".."]
         return [*self._wrap(node.low, level + 1), Piece("–", "op"),
                 *self._wrap(node.high, level + 1)], level
+
+
+# An enum's order said in words: (before, between the two arguments, after).
+_ORDER_WORDS = {
+    ("next", 1): ("the one after ", "", " in its order"),
+    ("previous", 1): ("the one before ", "", " in its order"),
+    ("shift", 2): ("", " moved by ", " places in its order"),
+    ("index", 1): ("the place of ", "", " in its order (the first is 0)"),
+}
 
 
 def _joined(pieces: list[Piece]) -> list[Piece]:

@@ -218,7 +218,15 @@ class _Words:
 
     def change(self, text: str) -> Rich:
         """`set …` or `add …` (one kind of compiled step)."""
+        if text.startswith("remove"):
+            return self.remove(text)
         return self.add(text) if text.startswith("add") else self.set(text)
+
+    def remove(self, text: str) -> Rich:
+        """`remove "Arm" from f.wounds`: "Take the “Arm” entry out of F Wounds"."""
+        key, _, target = text[len("remove"):].rpartition(" from ")
+        return (Piece("Take the "), *self.math.text(key), Piece(" entry out of "),
+                *self.math.text(target), Piece("."))
 
     def set(self, text: str) -> Rich:
         target, value = _split_once(text[len("set"):], "=")

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from rulecraft.runtime.combatants import CombatantModel
+from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.references import Grid, Reference
 from rulecraft.runtime.rulebook import Formula, Rulebook
@@ -73,6 +74,7 @@ class FormulaView:
     notes: tuple[Note, ...]
     status: str | None = None
     base: tuple[Rich, str | None] | None = None  # a house rule's: the base's rhs, rounding
+    where: tuple[tuple[Rich, Rich], ...] = ()  # its local names, each with its value
 
 
 @attrs.frozen
@@ -215,14 +217,18 @@ class _Builder:
 
     # -- formulas --------------------------------------------------------------------------
     def formula(self, f: Formula) -> FormulaView:
-        math = MathWriter(self.vocabulary, frozenset(p.name for p in f.params))
+        math = MathWriter(self.vocabulary, frozenset(p.name for p in f.params) |
+                          frozenset(name for name, _ in f.where))
         rhs, rounding = math.rounded(parse(f.body))
+        where = tuple(((Piece(self.vocabulary.name(name), "name"),), math.value(parse(text)))
+                      for name, text in f.where)
         base = self._based("formulas", f.name)
         was = MathWriter(self.vocabulary, frozenset(p.name for p in base.params)).rounded(
             parse(base.body)) if base is not None else None
         return FormulaView(f.name, f.title, self.anchors[f.name], _line(f.span),
                            (Piece(self.vocabulary.name(f.name), "name"),), rhs, rounding,
-                           _params(f.params), self.notes(f.comments), self.status(f.name), was)
+                           _params(f.params), self.notes(f.comments), self.status(f.name), was,
+                           where)
 
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, p: Procedure) -> ProcedureView:
@@ -353,6 +359,8 @@ def _params(params: tuple[Any, ...]) -> Rich:
         out.append(Piece(words(p.name), "name"))
         if p.type is not None and p.type.text != p.name:
             out.append(Piece(" " + p.type.text.replace("..", "–").replace("_", " "), "lit"))
+        if getattr(p, "has_default", False) and isinstance(p.default, Dice):  # dmg: dice = 2d6
+            out += [Piece(", if not given ", "text"), Piece(str(p.default), "num")]
     return tuple(out)
 
 

@@ -41,6 +41,7 @@ from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEME
 from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
 from .expressions import Env
+from .order import order
 from .scope import Scope, cost
 from .sums import fold_sums
 from .types import INT, T
@@ -687,8 +688,11 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             if calls.get(name, set()) - set(steppers):
                 del steppers[name]
                 dropped = True
+    circled = {name for cycle in order({n: [(c, None) for c in cs] for n, cs in calls.items()})[1]
+               for name in cycle}
     for proc, _, _ in written:
         if proc.name in steppers:
+            steppers[proc.name].in_circle = proc.name in circled
             steppers[proc.name].callees = steppers
             proc.stepper = steppers[proc.name]
 

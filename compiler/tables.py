@@ -20,6 +20,7 @@ from .coverage import build_index
 from .keys import KeyKind, KeyReader
 from .layout import Grid, Layout
 from .scope import Scope, TableInfo
+from .several import expanded
 from .types import CELL, INT, NUM, T, Domain
 
 # The options every table may set, with the values each takes; any other option line of a
@@ -181,8 +182,9 @@ class TableBuilder:
         keys = tuple(self._runtime_key(spec, kk, label) for spec, kk, (label, _) in
                      zip(decl.keys, kinds, header))
         table = self._table("record", keys, header[:nkeys], labels, tuple(fields), rows, options)
-        build_index(table, kinds, matchers, values,
-                    [tuple(sp for _, sp in cells_[:nkeys]) for _, cells_ in body], self.error,
+        build_index(table, kinds, *expanded(matchers, values,
+                                             [tuple(sp for _, sp in cells_[:nkeys])
+                                              for _, cells_ in body]), self.error,
                     ["row"] * nkeys, options.get("gaps") == "allowed")
         value = ftypes[0] if single else T("record", fields=tuple(zip(fields, ftypes)))
         return TableInfo(decl, [self._key_type(kk) for kk in kinds], value, table)
@@ -310,7 +312,7 @@ class TableBuilder:
         keys = tuple(self._runtime_key(spec, kk, spec.name) for spec, kk in zip(decl.keys, kinds))
         table = self._table("inverted" if inverted else "cross", keys, header[:layout.nside],
                             column_cells, tuple(str(c) for c in columns), rows, options)
-        build_index(table, kinds, grid.matchers, grid.values, grid.spans, self.error,
+        build_index(table, kinds, *expanded(grid.matchers, grid.values, grid.spans), self.error,
                     [layout.grouped_by(dim) for dim in range(len(kinds))],
                     options.get("gaps") == "allowed")
         value_type = reader.type

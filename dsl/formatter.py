@@ -123,7 +123,9 @@ def _param(p: s.Param) -> str:
 
 def _formula(d: s.FormulaDecl) -> list[str]:
     params = ", ".join(_param(p) for p in d.params)
-    return [f"formula {d.name}({params}){_title(d.title)} = {expression(d.body)}"]
+    where = ", ".join(f"{v.name} = {expression(v.value)}" for v in d.where)
+    return [f"formula {d.name}({params}){_title(d.title)} = {expression(d.body)}"
+            + (f" where {where}" if where else "")]
 
 
 def _combatant(d: s.CombatantDecl) -> list[str]:
@@ -211,6 +213,8 @@ def _change_step(step: s.ChangeStep, pad: str, depth: int) -> list[str]:
     target = f"{step.target.party}.{step.target.field}{index}"
     if step.mode == "set":
         return [f"{pad}set {target} = {expression(step.value)}"]
+    if step.mode == "remove":
+        return [f"{pad}remove {expression(step.value)} from {target}"]
     return [f"{pad}add {expression(step.value)} to {target}"]
 
 
@@ -411,11 +415,17 @@ _EXPRESSIONS: dict[type, Callable[[Any], tuple[str, int]]] = {
     s.Index: _index,
     s.Call: _call,
     s.Aggregate: lambda n: (
-        (f"[{expression(n.body)} for {n.var} in {expression(n.collection)}]", _ATOM)
+        (f"[{expression(n.body)} for {n.var} in {expression(n.collection)}{_only_if(n)}]", _ATOM)
         if n.name == "list" else
-        (f"{n.name}({expression(n.body)} for {n.var} in {expression(n.collection)})", _POSTFIX)),
+        (f"{n.name}({expression(n.body)} for {n.var} in {expression(n.collection)}"
+         f"{_only_if(n)})", _POSTFIX)),
     s.RangeExpr: _range,
 }
+
+
+def _only_if(n: s.Aggregate) -> str:
+    """An aggregate's filter, `… if c.hp > 0`, or nothing."""
+    return f" if {expression(n.where)}" if n.where is not None else ""
 
 
 def _policy(d: s.PolicyDecl) -> list[str]:

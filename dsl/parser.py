@@ -636,7 +636,14 @@ class _Builder(Transformer_NonRecursive):
     def formula_decl(self, meta: Any, c: list[Any]) -> s.FormulaDecl:
         span = self._span(meta)
         params = tuple(c[1] or ())
-        return s.FormulaDecl(str(c[0]), params, _unquote(c[2]), c[3], span, self._claim(span))
+        return s.FormulaDecl(str(c[0]), params, _unquote(c[2]), c[3], span, self._claim(span),
+                             tuple(c[4] or ()))
+
+    def where_clause(self, meta: Any, c: list[Any]) -> list[s.Local]:
+        return list(c)
+
+    def local_name(self, meta: Any, c: list[Any]) -> s.Local:
+        return s.Local(str(c[0]), c[1], self._span(meta))
 
     def params(self, meta: Any, c: list[Any]) -> list[s.Param]:
         return list(c)
@@ -781,6 +788,10 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.ChangeStep("add", c[1], c[0], span, self._claim(span))
 
+    def remove_step(self, meta: Any, c: list[Any]) -> s.ChangeStep:
+        span = self._span(meta)
+        return s.ChangeStep("remove", c[1], c[0], span, self._claim(span))
+
     def target(self, meta: Any, c: list[Any]) -> s.Target:
         return s.Target(str(c[0]), str(c[1]), tuple(c[2:]), self._span(meta))
 
@@ -846,6 +857,14 @@ class _Builder(Transformer_NonRecursive):
     def list_of(self, meta: Any, c: list[Any]) -> s.Aggregate:
         """`[c.name for c in order]`: a list made item by item (an aggregate named `list`)."""
         return s.Aggregate("list", c[0], str(c[1]), c[2], self._span(meta))
+
+    def aggregate_where(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        """`count(c for c in party if c.hp > 0)`: over the items the condition holds for."""
+        return s.Aggregate(str(c[0]), c[1], str(c[2]), c[3], self._span(meta), c[4])
+
+    def list_where(self, meta: Any, c: list[Any]) -> s.Aggregate:
+        """`[c for c in party if c.hp > 0]`: a list filtered item by item."""
+        return s.Aggregate("list", c[0], str(c[1]), c[2], self._span(meta), c[3])
 
     def args(self, meta: Any, c: list[Any]) -> list[Any]:
         return list(c)

@@ -109,6 +109,7 @@ class Aggregate:  # aggregate: max(expr for x in collection), also argmin, argma
     var: str
     collection: Expr
     span: Span
+    where: Expr | None = None  # `… if c.hp > 0`: only the items it holds for
 
 
 @attrs.frozen
@@ -177,6 +178,13 @@ class Param:  # param
 
 
 @attrs.frozen
+class Local:  # local_name: `x = a + 1` after a formula's `where`
+    name: str
+    value: Expr
+    span: Span
+
+
+@attrs.frozen
 class FormulaDecl:  # formula_decl
     name: str
     params: tuple[Param, ...]
@@ -184,6 +192,7 @@ class FormulaDecl:  # formula_decl
     body: Expr
     span: Span
     comments: tuple[str, ...] = ()
+    where: tuple[Local, ...] = ()  # its local names, in the order written
 
 
 @attrs.frozen

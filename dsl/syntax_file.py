@@ -198,8 +198,8 @@ class IfStep:  # if_step
 
 
 @attrs.frozen
-class ChangeStep:  # set_step / add_step
-    mode: str  # "set" or "add"
+class ChangeStep:  # set_step / add_step / remove_step
+    mode: str  # "set", "add" or "remove" (its value is the key taken out)
     target: Target
     value: Expr
     span: Span

@@ -155,7 +155,8 @@ def _param(p: Param) -> dict[str, Any]:
 
 def _formula(f: Formula) -> dict[str, Any]:
     return {"name": f.name, "title": f.title, "params": [_param(p) for p in f.params],
-            "body": f.body, "line": _line(f.span)}
+            "body": f.body, "line": _line(f.span),
+            **({"where": [{"name": n, "value": v} for n, v in f.where]} if f.where else {})}
 
 
 def _enum(e: Enum) -> dict[str, Any]:

@@ -51,6 +51,8 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
         out += ["", _table_line(data), ""] + _grid(data["header"], data["rows"])
     elif kind == "formula":
         out += ["", f"  {_signature(data)}", f"    = {data['body']}"]
+        out += [f"    {'where' if i == 0 else '     '} {w['name']} = {w['value']}"
+                for i, w in enumerate(data.get("where", ()))]
     elif kind == "procedure":
         out += ["", f"  {_signature(data)}"] + _procedure_lines(data, "    ", typed=True)
     elif kind == "enum":
@@ -79,7 +81,8 @@ def _table_line(t: dict[str, Any]) -> str:
 
 def _signature(item: dict[str, Any]) -> str:
     params = ", ".join(f"{p['name']}: {p['type']}"
-                       + (f" = {_value(p['default'])}" if p["optional"] else "")
+                       + (f" = {_value(p['default'])}" if p["optional"] and p["type"] != "dice"
+                          else f" = {p['default']}" if p["optional"] else "")
                        for p in item["params"])
     return f"{item['name']}({params})"
 

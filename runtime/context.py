@@ -71,6 +71,7 @@ class RunContext:
         # within `trace_entries`: `dropped` entries before them are not kept, and they end
         # `dropped_depth` calls deep.
         self.dropped = self.dropped_depth = 0
+        self.calls_deep = 0  # calls under way: a procedure calling itself down to a bound
         self._weight = self._weighed = 0
         self._mark = _WEIGH_EVERY
         # Choices the calls under way answer for their callees (`call … choosing x = …`),
@@ -281,7 +282,8 @@ class RunContext:
                 memo.clear()
             memo[op] = known
         # The trace names the target as `party.field[key]` when it is read (results._entry).
-        self.trace.append(("change", (party, field, index), now, span, mode))
+        said = mode if mode != "remove" else f"remove {display(value)}"  # the key taken out
+        self.trace.append(("change", (party, field, index), now, span, said))
         if self.schedule is not None:  # `on changed FIELD by p:` rules fire
             fired(self, span, "changed", field, who)
 
@@ -325,17 +327,24 @@ class RunContext:
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
              args: tuple[Any, ...], cost: int = 1,
-             answers: Mapping[str, Any] | None = None) -> Outcome:
+             answers: Mapping[str, Any] | None = None, circle: bool = False) -> Outcome:
         """Another procedure, played in this run: same dice, choices and trace, its own values.
         Its outcome ends only it, and is the caller's value `name`. It costs the steps its
         procedure writes, from the command's work. `answers`: the choices the caller makes
-        for it (`choosing`), the nearest caller's answer first."""
+        for it (`choosing`), the nearest caller's answer first. A call of a procedure in a
+        circle of calls (`circle`) goes at most `nesting_depth` deep; any other chain was
+        measured when compiling."""
         self._spend(span, cost)
+        if circle and self.calls_deep >= self.limits.nesting_depth:
+            raise RangeError(f"procedures call one another more than "
+                             f"{self.limits.nesting_depth} deep here "
+                             f"{Limits.hint('nesting_depth')}", span, self.source)
         saved = self.values
         answered = self.answered
         if answers:
             self.answered = {**answered, **answers}
         self.values = {}
+        self.calls_deep += 1
         self.trace.append(("call", name, procedure, span))
         try:
             outcome = fn(self, *args)  # a procedure returns its outcome (`done`)
@@ -344,6 +353,7 @@ class RunContext:
         finally:
             self.values = saved
             self.answered = answered
+            self.calls_deep -= 1
         if outcome is None:  # the compiler sees that every path ends in an outcome
             raise RulecraftError(f"procedure {procedure} ended without an outcome", span,
                                  self.source)
@@ -433,6 +443,10 @@ class RunContext:
             return inner
         if mode == "set":
             return value
+        if mode == "remove":  # `remove KEY from f.wounds`: no such entry, nothing to take out
+            if type(current) is not dict or value not in current:
+                return current
+            return {key: item for key, item in current.items() if key != value}
         if isinstance(current, tuple):
             if len(current) >= self.limits.list_items:
                 raise RangeError(f"this list would hold more than {self.limits.list_items} items "

@@ -37,7 +37,7 @@ from typing import Any
 
 from .combatants import Combatant
 from .dice import Counts, Dice
-from .errors import (ARITHMETIC, CalculationError, DiceError, RulecraftError, Span,
+from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import Limits
 from .results import Outcome
@@ -177,6 +177,8 @@ class Stepper:
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
+        self._working_out = 0  # live() under way (a procedure calling itself, at a bound)
+        self.in_circle = False  # called round a circle of calls (its depth counted)
 
     def frame(self, args: tuple[Any, ...]) -> list[Any]:
         """The starting frame: the arguments, then none for every value not yet set. A frame
@@ -260,6 +262,14 @@ class Stepper:
         found = self._live.get(question)
         if found is not None:
             return found
+        self._working_out += 1
+        try:
+            return self._worked_out_live(question)
+        finally:
+            self._working_out -= 1
+
+    def _worked_out_live(self, question: Any
+                         ) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         live: list[frozenset[Any]] = [frozenset()] * len(self.segments)
         changed = True
         while changed:
@@ -332,6 +342,11 @@ class Stepper:
         later = {_slot(u) for u in after}
         loose = bool(later & self.loose)
         callee = self.callees[ex.callee]  # type: ignore[index]
+        if callee._working_out:  # a circle of calls (down to a bound): it may read them all
+            if asked is not None:
+                asked[ex.target] = Call(ALL, frozenset(  # type: ignore[index]
+                    i for i in range(len(ex.args)) if i in callee.party_slots))
+            return after.union(*ex.args)
         parties = frozenset(i for i, reads in enumerate(ex.args)
                             if i in callee.party_slots and (
                                 {_slot(u) for u in reads} & later or
@@ -612,6 +627,7 @@ class Exact:
         self.states = 0  # distinct states made, against limits.odds_states
         self.work = 0  # states arriving (merged or not), against limits.enumeration_work
         self.played = 0  # segments played
+        self.calls_deep = 0  # calls being worked out inside one another (a circle, to a bound)
         self.calls: dict[Any, list[tuple[int, int, Outcome, tuple[Combatant, ...]]]] = {}
         self.dice: dict[Dice, Counts] = {}
         self.paths: dict[Any, tuple[Outcome, Any, Any]] = {}  # `one_path`'s, by call
@@ -863,11 +879,20 @@ class Exact:
                fresh: list[Combatant]) -> list[tuple[int, int, list[Any], list[Combatant]]]:
         """The frames a call goes on with (its outcome in its slot), each with its weight and
         the parties' figures after it."""
-        _, target, frame, slot, name, args, _ = ex
+        _, target, frame, slot, name, args, where = ex
         question = asked[target]
         callee = stepper.callees[name]
         out = []
-        for cnum, cden, outcome, after in self.call(callee, question, args, fresh):
+        if callee.in_circle and self.calls_deep >= self.limits.nesting_depth:  # context.call
+            raise RangeError(f"procedures call one another more than "
+                             f"{self.limits.nesting_depth} deep here "
+                             f"{Limits.hint('nesting_depth')}", where, self.ctx.source)
+        self.calls_deep += 1
+        try:
+            ends = self.call(callee, question, args, fresh)
+        finally:
+            self.calls_deep -= 1
+        for cnum, cden, outcome, after in ends:
             child = list(frame)
             child[slot] = outcome
             out.append((cnum, cden, child, after))

@@ -86,10 +86,12 @@ class FightContext(RunContext):
 
     def call(self, span: Span, name: str, procedure: str, fn: Callable[..., Any],
              args: tuple[Any, ...], cost: int = 1,
-             answers: Mapping[str, Any] | None = None) -> Outcome:
+             answers: Mapping[str, Any] | None = None, circle: bool = False) -> Outcome:
         """A call, as a roll of its endings: the one this run takes is put in place."""
         if answers:  # its endings are worked out without the caller's answers: walk the paths
             raise Unmergeable(f"a call of {procedure} answers its choices")
+        if circle:  # a procedure calling itself down to its bound: walk the paths
+            raise Unmergeable(f"{procedure} is in a circle of calls")
         dice, fight = self.dice, self.fight
         seen = dice.seen
         if seen is None:

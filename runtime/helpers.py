@@ -15,6 +15,7 @@ from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
 from .clock_ticks import time_helpers
+from .ordered import make_order_helpers
 from .work import opened
 from .tables import CellExpression, Record, Table
 
@@ -349,6 +350,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_MISSING": MISSING,
         "_public": values.to_public,
         **clock_calls.HELPERS,  # the encounter's clock with events, lanes and triggers
+        **make_order_helpers(source),
     }
 
 

@@ -29,6 +29,7 @@ class Formula:
     source: str | None = attrs.field(default=None, repr=False)
     fn: Callable[..., Any] = attrs.field(default=None, repr=False)  # checks, converts, computes
     inner: Callable[..., Any] = attrs.field(default=None, repr=False)  # exact values in and out
+    where: tuple[tuple[str, str], ...] = ()  # its local names and their expressions, as written
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """Check the arguments against their declared ranges and compute (plain values out).

@@ -474,8 +474,11 @@ class Table:
         return to_public(value)
 
     def key_values(self) -> tuple[Any, ...]:
-        """The values of the first key, in printed order (a record table's row names)."""
-        return tuple(row.keys[0].value for row in self.rows)
+        """The values of the first key, in printed order (a record table's row names; each
+        member of a cell naming several, `Head, Chest`)."""
+        return tuple(value for row in self.rows for value in
+                     (row.keys[0].value if type(row.keys[0].value) is not tuple and
+                      isinstance(row.keys[0].value, tuple) else (row.keys[0].value,)))
 
     def _missing(self, key: Key, value: Any) -> RangeError:
         shown = display(to_internal(value)) if not isinstance(value, str) else repr(value)
