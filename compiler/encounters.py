@@ -17,6 +17,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
 from .expressions import Env
+from . import sides
 from .scope import cost
 from .types import INT, NUM, T, is_number
 
@@ -33,6 +34,7 @@ class EncounterSteps:
     def start_encounter(self: Any, decl: s.ProcedureDecl, env: Env) -> None:
         """`_sched` and `now` exist from the first step of an encounter."""
         self.encounter = decl.clock[0] if decl.clock else None
+        self.emit.sides = None
         if self.encounter is None:
             return
         self.encounter_name = decl.name
@@ -43,8 +45,12 @@ class EncounterSteps:
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", NUM)
+        self.emit.sides = sides.declare(self, decl, env)  # its fighters, side by side
 
     def visit_ScheduleStep(self: Any, step: s.ScheduleStep, env: Env, depth: int) -> None:
+        if step.mode == "aim":
+            sides.aim(self, step, env, depth)
+            return
         party = env.get(step.party)
         if party is None or party[1].kind != "combatant":
             self.scope.unknown("party", step.party, step.span,
@@ -134,7 +140,8 @@ class EncounterSteps:
             self.line(inner, "if _turn is None:")
             self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
             self._own_name(step, env)
-            env[step.var] = (f"v_{step.var}", self._party_type(env))
+            party = self.emit.sides.party if self.emit.sides is not None else None
+            env[step.var] = (f"v_{step.var}", party or self._party_type(env))
             self.line(inner, f"v_{step.var}, v_now = _turn")
         else:
             self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")

@@ -22,7 +22,7 @@ _KEYWORDS = frozenset(
 # Binding strength of each operator, loosest first (the grammar's expression levels).
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4,
                ">=": 4, "in": 4, "not in": 4, "..": 5, "+": 6, "-": 6, "*": 7, "/": 7,
-               "mod": 7}
+               "mod": 7, "is": 4}
 _UNARY, _POSTFIX, _ATOM = 8, 9, 10
 
 
@@ -252,7 +252,7 @@ def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
     if step.mode == "stop":
         return [f"{pad}stop {step.party}"]
     word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by",
-            "lengthen": "lengthen {} by"}[step.mode]
+            "lengthen": "lengthen {} by", "aim": "aim {} at"}[step.mode]
     return [f"{pad}{word.format(step.party)} {expression(step.value)}"]
 
 
@@ -267,8 +267,17 @@ def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
         *_comments(step.every.comments, depth), f"{pad}every {expression(step.every.period)} {step.every.unit}:",
         *_steps(step.every.body, depth + 1)]
     return [head] + _steps(step.body, depth + 1) + every + [
-        f"{pad}ends when {expression(step.ends)}",
+        f"{pad}ends when {_ends(step.ends)}",
         f"{pad}at most {expression(step.cap)} {step.unit}"]
+
+
+def _ends(ends: Any) -> str:
+    """`one side standing` as written (it is read as `sides_standing() <= 1`)."""
+    if isinstance(ends, s.Binary) and ends.op == "<=" and isinstance(ends.left, s.Call) and \
+            ends.left.name == "sides_standing" and not ends.left.args and \
+            isinstance(ends.right, s.Number) and ends.right.text == "1":
+        return "one side standing"
+    return expression(ends)
 
 
 def _named_step(step: s.NamedStep, pad: str, depth: int) -> list[str]:

@@ -372,6 +372,12 @@ class _Builder(Transformer_NonRecursive):
     def ends_line(self, meta: Any, c: list[Any]) -> Any:
         return c[0]
 
+    def ends_one_side(self, meta: Any, c: list[Any]) -> s.Binary:
+        """`ends when one side standing`: the fighters still in it are all on one side, read
+        as `sides_standing() <= 1` (compiler/sides.py)."""
+        span = self._span(meta)
+        return s.Binary("<=", s.Call("sides_standing", (), (), span), s.Number("1", span), span)
+
     def cap_line(self, meta: Any, c: list[Any]) -> tuple[Any, str]:
         return c[0], str(c[1])
 
@@ -394,6 +400,9 @@ class _Builder(Transformer_NonRecursive):
 
     def stop_turns(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
         return self._schedule("stop", meta, c)
+
+    def aim_at(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("aim", meta, c)
 
     def give_condition(self, meta: Any, c: list[Any]) -> s.ConditionStep:
         span = self._span(meta)
@@ -626,6 +635,9 @@ class _Builder(Transformer_NonRecursive):
 
     def not_member_of(self, meta: Any, c: list[Any]) -> s.Binary:
         return s.Binary("not in", c[0], c[1], self._span(meta))
+
+    def is_model(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("is", c[0], s.Name(str(c[1]), self._tspan(c[1])), self._span(meta))
 
     def binop(self, meta: Any, c: list[Any]) -> s.Binary:
         return s.Binary(str(c[1]), c[0], c[2], self._span(meta))

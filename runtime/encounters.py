@@ -49,6 +49,7 @@ class Schedule:
         self.stopped: set[int] = set()  # the parties stopped (until an `act` brings one back)
         self.turns = 0  # the parties' turns taken (ticks of the clock are not turns)
         self.last_tick: Any = 0
+        self.targets: dict[int, Combatant] = {}  # whom each fighter aims at (runtime/sides.py)
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""

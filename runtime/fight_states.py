@@ -98,7 +98,8 @@ class Keys:
                frozenset((place(k), v) for k, v in sched.carried.items()),
                frozenset(map(place, sched.stopped)), sched.now, sched.turns, sched.last_tick,
                frozenset((place(k), frozenset(v.items())) for k, v in conditions.items()),
-               frozenset(ctx.scripted.items()) if ctx.scripted else None)
+               frozenset(ctx.scripted.items()) if ctx.scripted else None,
+               frozenset((place(k), place(id(v))) for k, v in sched.targets.items()))
         return key, conditions
 
     def situation(self, ctx: Any, args: tuple[Any, ...], shift: Any
@@ -172,7 +173,7 @@ class Board:
     """The board as a run left it, to put another run into."""
 
     __slots__ = ("figures", "turns", "carried", "stopped", "times", "conditions", "scripted",
-                 "passes")
+                 "passes", "targets")
 
     def __init__(self, handles: Sequence[Combatant], ctx: Any, sched: Any,
                  conditions: dict[int, dict[Any, Any]]) -> None:
@@ -180,6 +181,7 @@ class Board:
         self.turns = tuple((when, who) for when, _, who in
                            sorted(sched.next_turns.values(), key=_time_and_order))
         self.carried, self.stopped = dict(sched.carried), frozenset(sched.stopped)
+        self.targets = dict(sched.targets)
         self.times = (sched.now, sched.turns, sched.last_tick)
         self.conditions = conditions
         self.scripted, self.passes = dict(ctx.scripted), ctx.passes_made
@@ -192,6 +194,7 @@ class Board:
                             enumerate(self.turns, 1)}
         sched.order = len(self.turns)  # later turns are scheduled after these, as before
         sched.carried, sched.stopped = dict(self.carried), set(self.stopped)
+        sched.targets = dict(self.targets)
         sched.now, sched.turns, sched.last_tick = self.times
         ctx.schedule = sched
         ctx.conditions = {k: dict(v) for k, v in self.conditions.items()}

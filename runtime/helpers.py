@@ -14,6 +14,7 @@ from .encounters import Schedule, hex_distance, hex_in_front
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
+from .sides import Sides, is_model
 from .work import opened
 from .tables import CellExpression, Record, Table
 
@@ -327,6 +328,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_mul": _mul,
         "_sized": _sized,
         "_Schedule": Schedule,
+        "_Sides": Sides,
+        "_is_model": is_model,
         "_hex_distance": hex_distance,
         "_hex_in_front": hex_in_front,
         "_check": _check,
