@@ -196,8 +196,9 @@ class _Words:
                 Piece("."))
 
     def schedule(self, text: str) -> Rich:
-        """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`."""
-        found = re.match(rf"(act|delay|lengthen|stop)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
+        """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`; and a
+        target: `aim f at foe`."""
+        found = re.match(rf"(act|delay|lengthen|stop|aim)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
                          text)
         if found is None:
             return (Piece(text),)
@@ -206,6 +207,8 @@ class _Words:
         if verb == "stop":
             return (Piece(f"{who.capitalize()} takes no more turns."),)
         time = self.math.text(value)
+        if verb == "aim":
+            return (Piece(f"{who.capitalize()} takes "), *time, Piece(" as his target."))
         if verb == "act":
             return (Piece(f"{who.capitalize()}’s next action completes {word} "), *time,
                     Piece("."))
