@@ -17,6 +17,7 @@ from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
 
 from .cells import number
 from .codegen import Writer, fast_check
+from .sides import side_groups
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
 from .overlay import Loader, Overlaid, overlay
@@ -414,7 +415,8 @@ class _Compiler:
                                       tuple(self._step(st) for st in d.steps), d.span, d.comments,
                                       tuple(dict.fromkeys(choices)), self.tree.source,
                                       outcomes=self._outcomes(name),
-                                      clock=d.clock[0] if d.clock else None)
+                                      clock=d.clock[0] if d.clock else None,
+                                      sides=side_groups(d))
         return {name: built[name] for name in found if name in built}
 
     def _call_depths(self, ordered: list[str], depends: dict[str, list[tuple[str, Any]]]

@@ -33,10 +33,17 @@ class Sides:
     party: T  # one fighter: of the one model, or of any of the encounter's models
 
 
+def side_groups(decl: s.ProcedureDecl) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """An encounter's `sides:` line as the runtime keeps it: each side's name (its parameters
+    joined by `and`) and its parameters."""
+    return tuple((" and ".join(group), group) for group in decl.sides)
+
+
 def declare(writer: Any, decl: s.ProcedureDecl, env: dict[str, Any]) -> Sides | None:
-    """`_sides` before an encounter's first step: its fighter parameters, side by side; and
-    `party`, every fighter, unless a parameter has that name."""
-    found: list[tuple[str, str, bool]] = []  # (side, its code, whether a list)
+    """`_sides` before an encounter's first step: its fighter parameters, side by side (as
+    its `sides:` line groups them, else one a side); and `party`, every fighter, unless a
+    parameter has that name."""
+    fighters: dict[str, str] = {}  # each fighter parameter -> the code of its fighters
     models: list[str] = []
     for param in decl.params:
         code, t = env.get(param.name, (None, None))
@@ -45,18 +52,40 @@ def declare(writer: Any, decl: s.ProcedureDecl, env: dict[str, Any]) -> Sides | 
         one = t.item if t.kind == "list" and t.item is not None else t
         if one.kind != "combatant":
             continue
-        found.append((param.name, code, t.kind == "list"))
+        fighters[param.name] = f"tuple({code})" if t.kind == "list" else f"({code},)"
         models += (one.ref or "").split(UNION)
-    if not found:
+    groups = _checked_groups(writer, decl, fighters)
+    if not groups:
         return None
     models = [m for m in dict.fromkeys(models) if m]
     party = T("combatant", ref=UNION.join(models) or None)
-    groups = ", ".join(f"({name!r}, {'tuple(' + code + ')' if many else '(' + code + ',)'})"
-                       for name, code, many in found)
-    writer.line(1, f"_sides = _Sides(_sched, ({groups},))")
+    code = ", ".join(f"({name!r}, " + (" + ".join(fighters[p] for p in params) or "()") + ")"
+                     for name, params in groups)
+    writer.line(1, f"_sides = _Sides(_sched, ({code},))")
     if "party" not in env:
         env["party"] = ("_sides.party", T("list", item=party))
-    return Sides(tuple(name for name, _, _ in found), party)
+    return Sides(tuple(name for name, _ in groups), party)
+
+
+def _checked_groups(writer: Any, decl: s.ProcedureDecl, fighters: dict[str, str]
+                    ) -> list[tuple[str, tuple[str, ...]]]:
+    """The sides: each fighter parameter on its own, or as the `sides:` line says — where
+    every name is a fighter parameter, and every fighter parameter is on one side."""
+    if not decl.sides:
+        return [(name, (name,)) for name in fighters]
+    span = decl.sides_span or decl.span
+    named = [p for group in decl.sides for p in group]
+    for name in named:
+        if name not in fighters:
+            writer.scope.unknown("fighter parameter", name, span, list(fighters))
+        elif named.count(name) > 1:
+            writer.scope.error(RuleTypeError, f"{name} is on more than one side", span)
+    for name in fighters:
+        if name not in named:
+            writer.scope.error(RuleTypeError, f"the fighter parameter {name} is on no side: "
+                               "name it in the `sides:` line", span)
+    return [(name, tuple(p for p in group if p in fighters))
+            for name, group in side_groups(decl)]
 
 
 def call(emitter: Any, node: s.Call, args: list[tuple[str, T]]) -> tuple[str, T]:

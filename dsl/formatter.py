@@ -155,6 +155,8 @@ def _procedure(d: s.ProcedureDecl) -> list[str]:
     lines = [f"{word} {d.name}{_title(d.title)} ({params}):"]
     if d.clock is not None:
         lines.append(f"{INDENT}clock {d.clock[0]}{_title(d.clock[1])}")
+    if d.sides:
+        lines.append(f"{INDENT}sides: " + " against ".join(" and ".join(g) for g in d.sides))
     if d.outcomes:
         lines.append(f"{INDENT}outcomes:")
         for spec in d.outcomes:

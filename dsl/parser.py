@@ -347,9 +347,16 @@ class _Builder(Transformer_NonRecursive):
         """An encounter is a procedure whose last step is its fight loop."""
         span = self._span(meta)
         comments = self._claim(span)
-        name, title, params, clock, outcomes = c[0], c[1], c[2], c[3], c[4]
-        return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[5:]),
-                               span, comments, tuple(outcomes or ()), clock)
+        name, title, params, clock, sides, outcomes = c[0], c[1], c[2], c[3], c[4], c[5]
+        groups, sides_span = sides or ((), None)
+        return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[6:]),
+                               span, comments, tuple(outcomes or ()), clock, groups, sides_span)
+
+    def sides_line(self, meta: Any, c: list[Any]) -> tuple[tuple[tuple[str, ...], ...], Any]:
+        return tuple(c), self._span(meta)
+
+    def side_group(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
+        return tuple(str(n) for n in c)
 
     def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None]:
         return str(c[0]), _unquote(c[1])

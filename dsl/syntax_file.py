@@ -260,6 +260,9 @@ class ProcedureDecl:  # procedure_decl
     comments: tuple[str, ...] = ()
     outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
     clock: tuple[str, str | None] | None = None  # an encounter's clock: unit name and title
+    # An encounter's `sides:` line: the fighter parameters of each side (empty: one a side).
+    sides: tuple[tuple[str, ...], ...] = ()
+    sides_span: Span | None = None
 
 
 @attrs.frozen

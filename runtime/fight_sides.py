@@ -31,10 +31,10 @@ def by_sides(fighters: Any) -> bool:
 
 
 def side_arguments(encounter: Procedure, fighters: Any) -> dict[str, Any]:
-    """Each side's fighters as the argument of its parameter: a list to a list parameter,
-    exactly one to a combatant parameter."""
-    params = side_params(encounter)
-    names = [p.name for p in params]
+    """Each side's fighters as the arguments of its parameters: all to a side's one list
+    parameter, else one to each of its combatant parameters in order."""
+    groups = encounter.sides or tuple((p.name, (p.name,)) for p in side_params(encounter))
+    names = [name for name, _ in groups]
     if isinstance(fighters, Mapping):
         unknown = [k for k in fighters if k not in names]
         if unknown:
@@ -44,32 +44,37 @@ def side_arguments(encounter: Procedure, fighters: Any) -> dict[str, Any]:
         if missing:
             raise RangeError(f"encounter {encounter.name}: no fighters given for the side "
                              f"{missing[0]!r} (its sides are {', '.join(names)})")
-        groups = [list(fighters[n]) for n in names]
+        given = [list(fighters[n]) for n in names]
     else:
-        groups = [list(g) for g in fighters]
-        if len(groups) != len(params):
-            raise RangeError(f"encounter {encounter.name} has {len(params)} side(s) "
-                             f"({', '.join(names)}); {len(groups)} given")
+        given = [list(g) for g in fighters]
+        if len(given) != len(groups):
+            raise RangeError(f"encounter {encounter.name} has {len(groups)} side(s) "
+                             f"({', '.join(names)}); {len(given)} given")
+    params = {p.name: p for p in encounter.params}
     arguments: dict[str, Any] = {}
-    for param, group in zip(params, groups):
-        if param.type.kind == "combatant":
-            if len(group) != 1:
-                raise RangeError(f"the side {param.name} of encounter {encounter.name} is one "
-                                 f"{param.type.text}; {len(group)} given")
-            arguments[param.name] = group[0]
-        else:
-            arguments[param.name] = group
+    for (side, members), group in zip(groups, given):
+        if len(members) == 1 and params[members[0]].type.kind == "list":
+            arguments[members[0]] = group
+            continue
+        kinds = ", ".join(params[m].type.text for m in members)
+        if len(group) != len(members) or any(params[m].type.kind != "combatant"
+                                             for m in members):
+            raise RangeError(f"the side {side} of encounter {encounter.name} is {kinds}; "
+                             f"{len(group)} fighter(s) given")
+        arguments.update(zip(members, group))
     return arguments
 
 
 def sides_of(encounter: Procedure, combatants: Mapping[str, Any]) -> Sides:
     """The fighters of a finished run, side by side (`heroes[0]`, `heroes[1]` are of
-    `heroes`)."""
+    `heroes`; a `sides:` line puts several parameters on one side)."""
+    groups = encounter.sides or tuple((p.name, (p.name,)) for p in side_params(encounter))
     found = []
-    for param in side_params(encounter):
-        members = tuple(c for key, c in combatants.items() if isinstance(c, Combatant) and (
-            key == param.name or key.startswith(param.name + "[")))
-        found.append((param.name, members))
+    for side, params in groups:
+        members = tuple(c for param in params for key, c in combatants.items()
+                        if isinstance(c, Combatant) and (key == param or
+                                                         key.startswith(param + "[")))
+        found.append((side, members))
     return tuple(found)
 
 
