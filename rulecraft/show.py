@@ -22,6 +22,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.combatants import CombatantModel
 from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.errors import Span, UnknownNameError
+from rulecraft.runtime.fight_sides import side_params
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
@@ -161,9 +162,13 @@ def _combatant(rb: Rulebook, model: CombatantModel) -> dict[str, Any]:
 def _procedure(rb: Rulebook, p: Procedure) -> dict[str, Any]:
     compiled = COMPILED.get(rb)
     scope = compiled[0] if compiled is not None else None
-    return {"name": p.name, "title": p.title, "params": [_param(x) for x in p.params],
-            "choices": _choices(scope, p), "outcomes": _outcomes(scope, p),
-            "line": _line(p.span)}
+    shown = {"name": p.name, "title": p.title, "params": [_param(x) for x in p.params],
+             "choices": _choices(scope, p), "outcomes": _outcomes(scope, p),
+             "line": _line(p.span)}
+    if p.clock is not None:  # an encounter: its sides, each with its fighter parameters
+        groups = p.sides or tuple((x.name, (x.name,)) for x in side_params(p))
+        shown["sides"] = [{"name": name, "fighters": list(params)} for name, params in groups]
+    return shown
 
 
 def _step(step: Step) -> dict[str, Any]:
