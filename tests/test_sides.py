@@ -309,3 +309,32 @@ def test_ringing_steel_skirmish_targets_by_the_competent_policy():
     # Exact odds of so many states are refused, with sampling offered.
     with pytest.raises(rulecraft.RulecraftError, match="--samples"):
         rb.procedures["skirmish"].odds(heroes=made[:2], foes=made[2:])
+
+
+def test_a_party_of_several_models_is_handed_on_only_once_narrowed():
+    kick = "procedure kick (h: horse):\n  roll k = d6\n  outcome soft\n"
+    loose = MOUNTED.replace("      let foe = argmin(o.hp for o in foes(p))",
+                            "      let foe = argmin(o.hp for o in foes(p))\n"
+                            "      call k = kick(p)") + kick
+    with pytest.raises(rulecraft.RulecraftError) as caught:
+        rulecraft.compile(loose, "mount.rules")
+    assert "mount.rules:18:21: kick's h must be a horse, not a rider or horse" in \
+        str(caught.value)
+    narrowed = MOUNTED.replace("        roll kick = d6\n",
+                               "        call k = kick(p)\n        roll kick = d6\n") + kick
+    rb = rulecraft.compile(narrowed, "mount.rules")
+    assert "kick" in rb.procedures
+
+
+def test_show_and_the_sheet_say_the_sides(tmp_path):
+    path = tmp_path / "mount.rules"
+    path.write_text(MOUNTED)
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["show", str(path)])
+    assert shown.exit_code == 0 and "    sides: knight and steed against footman" in shown.output
+    sheet = runner.invoke(cli, ["sheet", str(path), "--format", "md"])
+    assert "Given: Knight rider, Steed horse, Footman rider; sides: Knight and Steed against " \
+        "Footman" in sheet.output
+    assert "is a Horse" in sheet.output and "foes still standing" in sheet.output
+    rs = runner.invoke(cli, ["sheet", "ringing_steel", "--format", "md"])
+    assert "Fighter takes Target as his target." in rs.output
