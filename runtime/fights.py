@@ -111,7 +111,8 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     """Play an encounter of `rulebook` (its first, unless named) with these fighters: a list
     (one to each fighter parameter, or all to its one list), or side by side (a list of lists
     in the parameters' order, or a mapping from side to fighters); `names` (one per fighter,
-    in the order given, such as their files' names) is how the log calls them. `until`: a number
+    side by side in the order of the encounter's sides, such as their files' names) is how the
+    log calls them. `until`: a number
     plays the fight only so long on its clock (it ends `capped` there); a name is handed to the
     encounter's own `until` parameter (Ringing Steel's duel: "out" or "dead")."""
     chosen = pick_encounter(rulebook, encounter)
