@@ -338,3 +338,20 @@ def test_show_and_the_sheet_say_the_sides(tmp_path):
     assert "is a Horse" in sheet.output and "foes still standing" in sheet.output
     rs = runner.invoke(cli, ["sheet", "ringing_steel", "--format", "md"])
     assert "Fighter takes Target as his target." in rs.output
+
+
+def test_a_skirmish_of_six_on_three_sides():
+    # Issue 15: "a skirmish of six": three sides of two, until one side alone stands.
+    rb = rulecraft.compile(SKIRMISH.replace("(heroes: list fighter, foes: list fighter)",
+                                            "(reds: list fighter, blues: list fighter, "
+                                            "greens: list fighter)"), "sk.rules")
+    six = [[rb.combatant(name=f"{c}{i}", speed=3 + i + n, hp=2) for i in (1, 2)]
+           for n, c in enumerate("RBG")]
+    for seed in range(4):
+        fight = rb.fight(six, seed=seed)
+        won = fight.winner()
+        assert won in ("reds", "blues", "greens") and fight.result.outcome == "ended"
+        sides = dict(fight.sides)
+        assert all(f in sides[won] for f in fight.standing())
+        aims = {(e["party"].name, e["value"].name) for e in fight.events if e["kind"] == "aim"}
+        assert all(a[0] != b[0] for a, b in aims)  # nobody aims at his own side
