@@ -75,11 +75,14 @@ def _checked_groups(writer: Any, decl: s.ProcedureDecl, fighters: dict[str, str]
         return [(name, (name,)) for name in fighters]
     span = decl.sides_span or decl.span
     named = [p for group in decl.sides for p in group]
-    for name in named:
+    spans = decl.side_spans or (span,) * len(named)
+    seen: set[str] = set()
+    for name, where in zip(named, spans):
         if name not in fighters:
-            writer.scope.unknown("fighter parameter", name, span, list(fighters))
-        elif named.count(name) > 1:
-            writer.scope.error(RuleTypeError, f"{name} is on more than one side", span)
+            writer.scope.unknown("fighter parameter", name, where, list(fighters))
+        elif name in seen:
+            writer.scope.error(RuleTypeError, f"{name} is on more than one side", where)
+        seen.add(name)
     for name in fighters:
         if name not in named:
             writer.scope.error(RuleTypeError, f"the fighter parameter {name} is on no side: "

@@ -349,14 +349,17 @@ class _Builder(Transformer_NonRecursive):
         comments = self._claim(span)
         name, title, params, clock, sides, outcomes = c[0], c[1], c[2], c[3], c[4], c[5]
         groups, sides_span = sides or ((), None)
+        names = tuple(tuple(str(n) for n in g) for g in groups)
+        spans = tuple(self._tspan(n) for g in groups for n in g)
         return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[6:]),
-                               span, comments, tuple(outcomes or ()), clock, groups, sides_span)
+                               span, comments, tuple(outcomes or ()), clock, names, sides_span,
+                               spans)
 
-    def sides_line(self, meta: Any, c: list[Any]) -> tuple[tuple[tuple[str, ...], ...], Any]:
+    def sides_line(self, meta: Any, c: list[Any]) -> tuple[tuple[Any, ...], Any]:
         return tuple(c), self._span(meta)
 
-    def side_group(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
-        return tuple(str(n) for n in c)
+    def side_group(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)  # the names' tokens: each one's place, for mistakes
 
     def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None]:
         return str(c[0]), _unquote(c[1])

@@ -263,6 +263,7 @@ class ProcedureDecl:  # procedure_decl
     # An encounter's `sides:` line: the fighter parameters of each side (empty: one a side).
     sides: tuple[tuple[str, ...], ...] = ()
     sides_span: Span | None = None
+    side_spans: tuple[Span, ...] = ()  # each name of the `sides:` line, in order
 
 
 @attrs.frozen
