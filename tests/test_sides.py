@@ -65,6 +65,7 @@ def test_two_against_one_with_scripted_dice(sk):
     assert r.outcome == "ended" and r.outcome["time"] == 8
     aims = [(e.detail.party.name, e.value.name) for e in r.trace if e.kind == "aim"]
     assert aims == [("Cy", "Ann"), ("Bo", "Cy"), ("Cy", "Bo")]
+    assert "sk.rules:15:9: aim f = Ann (at Ann)" in r.explain()
     assert [r.combatants[k].hp for k in ("heroes[0]", "heroes[1]", "foes[0]")] == [0, 0, 1]
 
 
@@ -126,6 +127,14 @@ def test_ends_when_one_side_standing_reads_back_as_written():
     tree = parse(SKIRMISH, "sk.rules")
     assert "  ends when one side standing\n" in format_file(tree)
     assert format_file(parse(format_file(tree), "sk.rules")) == format_file(tree)
+
+
+def test_sides_lines_aims_and_is_read_back_as_written():
+    text = format_file(parse(MOUNTED, "mount.rules"))
+    assert "  sides: knight and steed against footman\n" in text and "if p is horse:" in text
+    aimed = format_file(parse(SKIRMISH, "sk.rules"))
+    assert "        aim f at foe\n" in aimed
+    assert format_file(parse(text, "mount.rules")) == text
 
 
 MOUNTED = """rulebook mount "A rider and his horse"
