@@ -41,16 +41,24 @@ class Sides:
     def foes(self, fighter: Any, span: Span) -> list[Any]:
         """The fighters of the other sides still in the fight, in the order given."""
         mine = self.side(fighter, span)
+        self._spend(span)
         return [f for name, fs in self.sides if name != mine for f in fs if self.standing(f)]
 
     def allies(self, fighter: Any, span: Span) -> list[Any]:
         """The other fighters of its side still in the fight."""
         mine = self.side(fighter, span)
+        self._spend(span)
         return [f for f in dict(self.sides)[mine] if f is not fighter and self.standing(f)]
 
     def standing_sides(self) -> int:
         """How many sides have a fighter still in the fight."""
+        self._spend(None)
         return sum(any(self.standing(f) for f in fs) for _, fs in self.sides)
+
+    def _spend(self, span: Span | None) -> None:
+        """Going over the fighters is work, as an aggregate's items are (docs/untrusted.md)."""
+        ctx = self.sched.ctx
+        ctx.work.spend(len(self.party), span, ctx.source)
 
     def target(self, fighter: Any) -> Any:
         """The fighter it aims at (none until it aims)."""

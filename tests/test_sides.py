@@ -366,3 +366,25 @@ def test_a_skirmish_of_six_on_three_sides():
         assert all(f in sides[won] for f in fight.standing())
         aims = {(e["party"].name, e["value"].name) for e in fight.events if e["kind"] == "aim"}
         assert all(a[0] != b[0] for a, b in aims)  # nobody aims at his own side
+
+
+def test_going_over_the_fighters_is_work():
+    # docs/untrusted.md: `foes(f)` costs the number of the encounter's fighters, as an
+    # aggregate's items do.
+    from rulecraft.runtime.limits import DEFAULT_LIMITS
+    from rulecraft.runtime.work import budget
+
+    looked = SKIRMISH.replace("      act f after f.speed", "      let many = len(foes(f))\n"
+                              "      let more = len(foes(f))\n      act f after f.speed")
+    spent = []
+    for text in (SKIRMISH.replace("      act f after f.speed",
+                                  "      let many = 0\n      let more = 0\n"
+                                  "      act f after f.speed"), looked):
+        rb = rulecraft.compile(text, "sk.rules")
+        crowd = [[rb.combatant(name=f"{s}{i}", speed=5, hp=1) for i in range(20)] for s in "HF"]
+        with budget(DEFAULT_LIMITS, own=True) as work:
+            r = rb.procedures["skirmish"].run(heroes=crowd[0], foes=crowd[1], seed=1,
+                                              time_limit=5)
+        spent.append((work.spent, r.outcome["turns"]))
+    (plain, turns), (looking, again) = spent
+    assert turns == again and turns > 20 and looking - plain >= 2 * 40 * turns
