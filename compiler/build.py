@@ -20,6 +20,7 @@ from .clock_events import check_labels
 from .clock_ticks import loop_blocks
 from .clock_units import gather as gather_time_units
 from .codegen import Writer, fast_check
+from .sides import side_groups
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
 from .outcomes import Schema
@@ -449,7 +450,8 @@ class _Compiler:
                                       tuple(self._step(st) for st in d.steps), d.span, d.comments,
                                       tuple(dict.fromkeys(choices)), self.tree.source,
                                       outcomes=self._outcomes(name),
-                                      clock=d.clock[0] if d.clock else None)
+                                      clock=d.clock[0] if d.clock else None,
+                                      sides=side_groups(d))
         return {name: built[name] for name in found if name in built}
 
     def _call_depths(self, ordered: list[str], depends: dict[str, list[tuple[str, Any]]]

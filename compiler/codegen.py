@@ -22,6 +22,7 @@ from .order import names_used
 from .outcomes import Schema
 from .referee import RefereeSteps
 from .scope import Scope, cost
+from .sides import narrowed
 from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
@@ -387,15 +388,26 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
             self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
             where = self.scope.span_ref(branch.span)
             self.trace_branch(depth + 1, where, self.text(branch.test.span))
-            arms.append(self._arm(branch.body, env, before, depth + 1))
+            arms.append(self._narrowed_arm(branch.body, env, branch.test, True, before, depth))
         if step.otherwise is not None:
             self.line(depth, "else:")
             where = self.scope.span_ref(step.otherwise_span or step.span)
             self.trace_branch(depth + 1, where, "otherwise")
-            arms.append(self._arm(step.otherwise, env, before, depth + 1))
+            test = step.branches[0].test if len(step.branches) == 1 else None
+            arms.append(self._narrowed_arm(step.otherwise, env, test, False, before, depth))
         else:
             arms.append((dict(env), set(before)))  # the path on which no branch is taken
         self._merge(env, arms, step.span)
+
+    def _narrowed_arm(self, body: tuple[Any, ...], env: Env, test: Any, holds: bool,
+                      before: set[str], depth: int) -> tuple[Env, set[str]]:
+        """A branch of `if p is horse:` reads p as a horse (its `else:` as the other models);
+        after the `if`, p is any of them again."""
+        narrow, name = narrowed(env, test, holds)
+        arm, unset = self._arm(body, narrow, before, depth + 1)
+        if name is not None and arm.get(name, (None,))[0] == env[name][0]:
+            arm[name] = env[name]
+        return arm, unset
 
     def _arm(self, body: tuple[Any, ...], env: Env, before: set[str],
              depth: int) -> tuple[Env, set[str]]:

@@ -18,6 +18,7 @@ from rulecraft.runtime.errors import RuleTypeError
 
 from .clock_ticks import duration_code
 from .expressions import Env
+from . import sides
 from .scope import cost
 from .types import CLOCK, INT, NUM, T, is_number
 
@@ -34,6 +35,7 @@ class EncounterSteps:
     def start_encounter(self: Any, decl: s.ProcedureDecl, env: Env) -> None:
         """`_sched` and `now` exist from the first step of an encounter."""
         self.encounter = decl.clock[0] if decl.clock else None
+        self.emit.sides = None
         if self.scope.time_units is not None:  # whose units an expression reads (`minute`)
             self.scope.time_units.current = self.encounter
             if self.scope.time_units.calendar is not None:  # the day of the run or fight
@@ -50,8 +52,12 @@ class EncounterSteps:
         self.line(1, f"_sched = _ctx.schedule = _Schedule(_ctx, {self.encounter!r})")
         self.line(1, "v_now = 0")
         env["now"] = ("v_now", CLOCK)
+        self.emit.sides = sides.declare(self, decl, env)  # its fighters, side by side
 
     def visit_ScheduleStep(self: Any, step: s.ScheduleStep, env: Env, depth: int) -> None:
+        if step.mode == "aim":
+            sides.aim(self, step, env, depth)
+            return
         party = env.get(step.party)
         if party is None or party[1].kind != "combatant":
             self.scope.unknown("party", step.party, step.span,
@@ -161,7 +167,8 @@ class EncounterSteps:
             self.line(inner, "if _turn is None:")
             self.line(inner + 1, f"_ctx.finish({where}, 'idle', {ending})")
             self._own_name(step, env)
-            env[step.var] = (f"v_{step.var}", self._party_type(env))
+            party = self.emit.sides.party if self.emit.sides is not None else None
+            env[step.var] = (f"v_{step.var}", party or self._party_type(env))
             self.line(inner, f"v_{step.var}, v_now = _turn")
         else:
             self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")

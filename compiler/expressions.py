@@ -13,12 +13,14 @@ from rulecraft.runtime.errors import RangeError, RulecraftError, RuleTypeError, 
 from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
+from . import sides as fight_sides
 from .cells import number, parse_dice, snake
 from .clock_units import unit_name
 from .order import formula_calls, names_used
 from .banded import BandedLookups
 from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
+from .sides import SIDE_BUILTINS
 from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
                     accepts, is_collection, is_number, join)
 
@@ -35,7 +37,7 @@ BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
                    "action", "last_action",
                    "hex_distance",
-                   "hex_in_front", *ORDER_BUILTINS, *AGGREGATES})
+                   "hex_in_front", *ORDER_BUILTINS, *AGGREGATES, *SIDE_BUILTINS})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
@@ -59,6 +61,7 @@ class Emitter(OrderedExpressions, BandedLookups):
         self._nested = False  # inside an expression being translated
         self._summing = False  # inside the terms of a sum (`a + b - c`): its outermost checks
         self._aggregates = False  # that expression has an aggregate in it
+        self.sides: fight_sides.Sides | None = None  # the sides of the encounter being written
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
         try:
@@ -264,6 +267,8 @@ class Emitter(OrderedExpressions, BandedLookups):
             left, lt = self.expr(node.left, env)
             if op in ("in", "not in"):
                 return self._membership(node, left, lt, env)
+            if op == "is":
+                return fight_sides.is_model(self, node, left, lt)
             right, rt = self.expr(node.right, env)
         finally:
             self._summing = not outermost
@@ -421,6 +426,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         if t.kind == "combatant":
             fields = self.scope.fields_of(t.ref)
             ft = fields.get(node.name)
+            if ft is None and fight_sides.union_field(self, node, t):
+                return "None", ANY
             if ft is None:
                 return self._no_field(node, list(fields), t.ref or "combatant")
             return f"{code}._values[{node.name!r}]", ft
@@ -743,6 +750,8 @@ class Emitter(OrderedExpressions, BandedLookups):
             where = self.scope.span_ref(node.span)
             return f"_flatten({code}, {where}, {self.scope.limits.aggregate_items})", \
                 T("list", item=item)
+        if name in SIDE_BUILTINS:
+            return fight_sides.call(self, node, args)
         if name in BUILTINS:
             return self._bad(f"{name} does not take {len(args)} argument(s) here", node)
         self.scope.unknown("function", name, node.span, BUILTINS + list(self.scope.formulas))

@@ -15,6 +15,7 @@ from rulecraft.runtime.errors import (RulecraftError, RuleTypeError, Span, Unkno
                                      text_of)
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
+from .sides import UNION, common_fields
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 
 MAX_HINTS = 50  # "did you mean" hints per compile
@@ -112,6 +113,8 @@ class Scope:
 
     def fields_of(self, model: str | None) -> dict[str, T]:
         """The fields of a combatant model (`rider`, `horse`) with their types."""
+        if model and UNION in model:  # a rider or horse: what they share
+            return common_fields(self.model_fields, model)
         return self.model_fields.get(model or "", self.combatant_fields)
 
     def text(self, span: Span) -> str:

@@ -65,10 +65,15 @@ def folded(title: str) -> str:
 
 # Binding strength, loosest first (as the grammar's levels).
 _LEVEL = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
-          "in": 4, "not in": 4, "..": 5, "+": 6, "-": 6, "*": 7, "/": 7, "mod": 7}
+          "in": 4, "not in": 4, "is": 4, "..": 5, "+": 6, "-": 6, "*": 7, "/": 7, "mod": 7}
 _UNARY, _POSTFIX, _ATOM = 8, 9, 10
+# Built-ins of an encounter's sides (compiler/sides.py), read as words around the fighter.
+_SIDE_WORDS = {"foes": ("", "’s foes still standing"), "allies": ("", "’s allies still standing"),
+               "side": ("", "’s side"), "target": ("", "’s target"),
+               "standing": ("", " still standing"),
+               "sides_standing": ("the number of sides still standing", "")}
 _SIGNS = {"==": "=", "!=": "≠", "<=": "≤", ">=": "≥", "*": "×", "/": "÷", "-": "−",
-          "in": "∈", "not in": "∉"}
+          "in": "∈", "not in": "∉", "is": "is a"}
 # What the outermost rounding of a formula says, in the books' words.
 ROUNDING = {"floor": "rounded down", "ceil": "rounded up", "truncate": "rounded towards zero",
             "round": "rounded to the nearest, halves up",
@@ -250,12 +255,22 @@ class MathWriter:
             if len(args) == 2:
                 said += [Piece(between, "text"), *self._wrap(args[1], _POSTFIX)]
             return [*said, Piece(after, "text")], 0
+        if node.name in _SIDE_WORDS and len(args) <= 1 and node.name not in v.formulas:
+            return self._side_words(node)
         head = v.formulas.get(node.name) or Piece(node.name.replace("_", " "), "text")
         inner = self._list(args)
         for name, value in node.named:
             inner += [Piece(", " if inner else "", "op"), Piece(v.name(name), "name"),
                       Piece(" = ", "op"), *self._expr(value)[0]]
         return [head, Piece("(", "op"), *inner, Piece(")", "op")], _POSTFIX
+
+    def _side_words(self, node: s.Call) -> tuple[list[Piece], int]:
+        """The sides of a fight in words: "Fighter’s foes still standing", "the sides still
+        standing"."""
+        before, after = _SIDE_WORDS[node.name]
+        who = self._wrap(node.args[0], _POSTFIX) if node.args else []
+        return [*([Piece(before, "text")] if before else []), *who,
+                Piece(after, "text")], _POSTFIX
 
     def visit_Aggregate(self, node: s.Aggregate) -> tuple[list[Piece], int]:
         """`max(x for w in training)`: "max of X for each W in Training"."""

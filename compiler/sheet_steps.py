@@ -260,11 +260,12 @@ class _Words:
                 self._name(name), Piece("."))
 
     def schedule(self, text: str) -> Rich:
-        """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`."""
+        """Time: `act f at/after T`, `delay f by T`, `lengthen f by T`, `stop f`; and a
+        target: `aim f at foe`."""
         text, label = without_label(text)
         if label:
             return (*self.schedule(text)[:-1], *label, Piece("."))
-        found = re.match(rf"(act|delay|lengthen|stop)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
+        found = re.match(rf"(act|delay|lengthen|stop|aim)\s+({_NAME})(?:\s+(at|after|by)\s+(.+))?$",
                          text)
         if found is None:
             return (Piece(text),)
@@ -272,6 +273,9 @@ class _Words:
         who = words(party)
         if verb == "stop":
             return (Piece(f"{who.capitalize()} takes no more turns."),)
+        if verb == "aim":
+            return (Piece(f"{who.capitalize()} takes "), *self.math.text(value),
+                    Piece(" as his target."))
         time = sheet_time.duration(value, self.math.text)  # `2 seconds`
         if verb == "act":
             return (Piece(f"{who.capitalize()}’s next action completes {word} "), *time,

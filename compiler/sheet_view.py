@@ -236,7 +236,8 @@ class _Builder:
         was = _noted(steps(base, self.vocabulary, self.options), False) if base is not None \
             else None
         return ProcedureView(p.name, p.title, self.anchors[p.name], _line(p.span),
-                             _params(p.params), self._steps(p), self.notes(p.comments),
+                             _params(p.params) + _sides(p), self._steps(p),
+                             self.notes(p.comments),
                              self.status(p.name), was)
 
     def _steps(self, p: Procedure) -> tuple[StepView, ...]:
@@ -361,6 +362,21 @@ def _params(params: tuple[Any, ...]) -> Rich:
             out.append(Piece(" " + p.type.text.replace("..", "–").replace("_", " "), "lit"))
         if getattr(p, "has_default", False) and isinstance(p.default, Dice):  # dmg: dice = 2d6
             out += [Piece(", if not given ", "text"), Piece(str(p.default), "num")]
+    return tuple(out)
+
+
+def _sides(p: Procedure) -> Rich:
+    """An encounter's sides when its `sides:` line groups fighters: `; sides: Knight and
+    Steed against Footman`."""
+    if not p.sides:
+        return ()
+    out: list[Piece] = [Piece("; sides: ")]
+    for i, (_, params) in enumerate(p.sides):
+        if i:
+            out.append(Piece(" against "))
+        for j, name in enumerate(params):
+            out += [Piece(" and ")] if j else []
+            out.append(Piece(words(name), "name"))
     return tuple(out)
 
 

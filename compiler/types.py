@@ -176,4 +176,7 @@ def accepts(wanted: T, got: T) -> bool:
             return False
         keys_fit = wanted.kind == "list" or accepts(wanted.key or ANY, got.key or NOTHING)
         return keys_fit and accepts(wanted.item or ANY, got.item or NOTHING)
+    if wanted.kind == got.kind == "combatant" and wanted.ref and got.ref:
+        # A party of several models (`a rider or horse`) fits only where each of them does.
+        return set(got.ref.split(" or ")) <= set(wanted.ref.split(" or "))
     return wanted.kind == got.kind or got.kind == "none"

@@ -23,7 +23,7 @@ _KEYWORDS = frozenset(
 # Binding strength of each operator, loosest first (the grammar's expression levels).
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4,
                ">=": 4, "in": 4, "not in": 4, "..": 5, "+": 6, "-": 6, "*": 7, "/": 7,
-               "mod": 7}
+               "mod": 7, "is": 4}
 _UNARY, _POSTFIX, _ATOM = 8, 9, 10
 
 
@@ -159,6 +159,8 @@ def _procedure(d: s.ProcedureDecl) -> list[str]:
     if d.clock is not None:
         lines.append(f"{INDENT}clock {d.clock[0]}{_title(d.clock[1])}"
                      f"{ft.units(d.clock_units, expression)}")
+    if d.sides:
+        lines.append(f"{INDENT}sides: " + " against ".join(" and ".join(g) for g in d.sides))
     if d.outcomes:
         lines.append(f"{INDENT}outcomes:")
         for spec in d.outcomes:
@@ -272,7 +274,7 @@ def _schedule_step(step: s.ScheduleStep, pad: str, depth: int) -> list[str]:
     if step.mode == "stop":
         return [f"{pad}stop {step.party}"]
     word = {"at": "act {} at", "after": "act {} after", "delay": "delay {} by",
-            "lengthen": "lengthen {} by"}[step.mode]
+            "lengthen": "lengthen {} by", "aim": "aim {} at"}[step.mode]
     return [f"{pad}{word.format(step.party)} {expression(step.value)}{ft.unit(step.unit)}"
             f"{_labelled(step)}"]
 
@@ -320,9 +322,18 @@ def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
     head = f"{pad}turn {step.var}:" if step.kind == "turn" else f"{pad}each round:"
     every = ft.every_blocks(step, pad, depth, expression, _steps, _comments)
     return [head] + _steps(step.body, depth + 1) + every + [
-        f"{pad}ends when {expression(step.ends)}",
+        f"{pad}ends when {_ends(step.ends)}",
         f"{pad}at most {expression(step.cap)} {step.unit}"] + ft.afterwards(
         step, pad, depth, _steps, _comments)
+
+
+def _ends(ends: Any) -> str:
+    """`one side standing` as written (it is read as `sides_standing() <= 1`)."""
+    if isinstance(ends, s.Binary) and ends.op == "<=" and isinstance(ends.left, s.Call) and \
+            ends.left.name == "sides_standing" and not ends.left.args and \
+            isinstance(ends.right, s.Number) and ends.right.text == "1":
+        return "one side standing"
+    return expression(ends)
 
 
 def _named_step(step: s.NamedStep, pad: str, depth: int) -> list[str]:

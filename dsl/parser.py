@@ -382,10 +382,21 @@ class _Builder(Transformer_NonRecursive):
         """An encounter is a procedure whose last step is its fight loop."""
         span = self._span(meta)
         comments = self._claim(span)
-        name, title, params, clock, outcomes = c[0], c[1], c[2], c[3], c[4]
+        name, title, params, clock, sides, outcomes = c[0], c[1], c[2], c[3], c[4], c[5]
         units = clock[2] if len(clock) > 2 else ()
-        return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[5:]),
-                               span, comments, tuple(outcomes or ()), clock[:2], units)
+        groups, sides_span = sides or ((), None)
+        names = tuple(tuple(str(n) for n in g) for g in groups)
+        spans = tuple(self._tspan(n) for g in groups for n in g)
+        return s.ProcedureDecl(str(name), _unquote(title), tuple(params or ()), tuple(c[6:]),
+                               span, comments, tuple(outcomes or ()), clock[:2],
+                               clock_units=units, sides=names, sides_span=sides_span,
+                               side_spans=spans)
+
+    def sides_line(self, meta: Any, c: list[Any]) -> tuple[tuple[Any, ...], Any]:
+        return tuple(c), self._span(meta)
+
+    def side_group(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)  # the names' tokens: each one's place, for mistakes
 
     def clock_line(self, meta: Any, c: list[Any]) -> tuple[str, str | None] | tuple[Any, ...]:
         if len(c) > 2:  # with units: the encounter_decl splits them off
@@ -431,6 +442,12 @@ class _Builder(Transformer_NonRecursive):
     def ends_line(self, meta: Any, c: list[Any]) -> Any:
         return c[0]
 
+    def ends_one_side(self, meta: Any, c: list[Any]) -> s.Binary:
+        """`ends when one side standing`: the fighters still in it are all on one side, read
+        as `sides_standing() <= 1` (compiler/sides.py)."""
+        span = self._span(meta)
+        return s.Binary("<=", s.Call("sides_standing", (), (), span), s.Number("1", span), span)
+
     def cap_line(self, meta: Any, c: list[Any]) -> tuple[Any, str]:
         return c[0], str(c[1])
 
@@ -453,6 +470,9 @@ class _Builder(Transformer_NonRecursive):
 
     def stop_turns(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
         return self._schedule("stop", meta, c)
+
+    def aim_at(self, meta: Any, c: list[Any]) -> s.ScheduleStep:
+        return self._schedule("aim", meta, c)
 
     def give_condition(self, meta: Any, c: list[Any]) -> s.ConditionStep:
         span = self._span(meta)
@@ -824,6 +844,9 @@ class _Builder(Transformer_NonRecursive):
 
     def not_member_of(self, meta: Any, c: list[Any]) -> s.Binary:
         return s.Binary("not in", c[0], c[1], self._span(meta))
+
+    def is_model(self, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary("is", c[0], s.Name(str(c[1]), self._tspan(c[1])), self._span(meta))
 
     def binop(self, meta: Any, c: list[Any]) -> s.Binary:
         return s.Binary(str(c[1]), c[0], c[2], self._span(meta))

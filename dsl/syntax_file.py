@@ -279,6 +279,10 @@ class ProcedureDecl:  # procedure_decl
     outcomes: tuple[OutcomeSpec, ...] = ()  # as declared; empty: known from the outcome steps
     clock: tuple[str, str | None] | None = None  # an encounter's clock: unit name and title
     clock_units: tuple[UnitDef, ...] = ()  # the clock's longer units: `minute = 240`
+    # An encounter's `sides:` line: the fighter parameters of each side (empty: one a side).
+    sides: tuple[tuple[str, ...], ...] = ()
+    sides_span: Span | None = None
+    side_spans: tuple[Span, ...] = ()  # each name of the `sides:` line, in order
 
 
 @attrs.frozen

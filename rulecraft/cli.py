@@ -447,15 +447,19 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
            day: int | None, runs: int | None, workers: int | None, as_json: bool,
            limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
-    combatant: its fields by name, `model = "horse"` for another model). Prints one line per
-    event (time, whose turn, what: each call with its dice and outcome), then who is still
-    standing and each fighter's state and conditions."""
-    from rulecraft.fight import fight, fighter_files, read_fighter  # only this command
+    combatant: its fields by name, `model = "horse"` for another model), one to each of its
+    fighter parameters — or side by side, the sides apart by `vs` (`a.toml b.toml vs
+    c.toml`: two against one). Prints one line per event (time, whose turn, what: each call
+    with its dice and outcome), then who is still standing and each fighter's state and
+    conditions; with --runs, each side's rate of winning."""
+    from rulecraft.fight import fight, fighter_files, read_fighter, side_files
 
     try:
         rb = _load(rulebook, limits)
-        made = [read_fighter(rb, path, limits=limits) for path in fighter_files(fighters)]
-        names = [os.path.splitext(os.path.basename(path))[0] for path in fighters]
+        groups, names = side_files(fighters)
+        made: Any = [[read_fighter(rb, path, limits=limits) for path in fighter_files(group)]
+                     for group in groups]
+        made = made[0] if len(made) == 1 else made  # one group: as the parameters take them
         given = {}
         for setting in settings:
             name, sep, text = setting.partition("=")

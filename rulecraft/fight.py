@@ -14,6 +14,7 @@ import attrs
 
 from rulecraft.runtime.combatants import Combatant
 from rulecraft.runtime.errors import RangeError, RulecraftError, UnknownRulebookError
+from rulecraft.runtime.fight_sides import by_sides, many_a_side
 from rulecraft.runtime.fights import Fight, encounters, fight
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.results import who
@@ -55,8 +56,25 @@ def fighter_files(paths: Sequence[str]) -> list[str]:
     return list(paths)
 
 
+def side_files(given: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+    """`a.toml b.toml vs c.toml`: the files side by side (one group without `vs`), and each
+    fighter's name from its file (`a`; a second `a` is `a 2`)."""
+    groups: list[list[str]] = [[]]
+    for item in given:
+        if item == "vs":
+            groups.append([])
+        else:
+            groups[-1].append(item)
+    if len(groups) > 1 and not all(groups):
+        raise RangeError("each side needs a fighter's file: write `a.toml b.toml vs c.toml`")
+    bases = [os.path.splitext(os.path.basename(path))[0] for g in groups for path in g]
+    names = [f"{b} {bases[:i].count(b) + 1}" if b in bases[:i] else b
+             for i, b in enumerate(bases)]
+    return groups, names
+
+
 __all__ = ["Fight", "Study", "Tally", "encounters", "fight", "fighter_files", "read_fighter",
-           "study"]
+           "side_files", "study"]
 
 
 # ---- many fights -------------------------------------------------------------------------------
@@ -75,6 +93,18 @@ class Study:
     mean_time: float
     mean_passes: float
     states: dict[str, dict[str, float]]  # fighter -> state field (or injury) -> mean per fight
+    # More than one against one: each side's fighters, the fights it won, the draws (no side
+    # alone standing at the end: nobody left, or the fight capped undecided).
+    sides: dict[str, list[str]] = attrs.field(factory=dict)
+    side_wins: dict[str, int] = attrs.field(factory=dict)
+    draws: int = 0
+
+    def side_rates(self) -> dict[str, tuple[float, float, float]]:
+        """Each side's rate of winning (and `draw`'s), with a 95% (Wilson) interval."""
+        counts = {side: self.side_wins.get(side, 0) for side in self.sides}
+        counts["draw"] = self.draws  # (a side named `draw` is reported as the draws)
+        return {name: (count / self.runs, *_wilson(count, self.runs))
+                for name, count in counts.items()}
 
     def win_rates(self) -> dict[str, tuple[float, float, float]]:
         """Each fighter's rate of standing at the end, with a 95% (Wilson) interval."""
@@ -87,6 +117,10 @@ class Study:
         for name, (rate, low, high) in self.win_rates().items():
             lines.append(f"{name} standing at the end: {rate:6.1%} (95% interval "
                          f"{low:.1%}–{high:.1%})")
+        for name, (rate, low, high) in self.side_rates().items() if self.sides else ():
+            who = f"side {name} ({', '.join(self.sides[name])}) wins" if name in self.sides \
+                else "draws (no side alone standing)"
+            lines.append(f"{who}: {rate:6.1%} (95% interval {low:.1%}–{high:.1%})")
         lines.append(f"mean length: {self.mean_time:.1f} (time), {self.mean_passes:.1f} "
                      "(turns or rounds)")
         for name, figures in self.states.items():
@@ -95,7 +129,12 @@ class Study:
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:
-        return {"runs": self.runs, "outcomes": self.outcomes,
+        rates = self.side_rates()
+        sides = {} if not self.sides else {
+            "sides": {k: {"fighters": self.sides[k], "rate": r, "low": lo, "high": hi}
+                      for k, (r, lo, hi) in rates.items() if k in self.sides},
+            "draws": dict(zip(("rate", "low", "high"), rates["draw"]))}
+        return {"runs": self.runs, "outcomes": self.outcomes, **sides,
                 "win_rates": {k: {"rate": r, "low": lo, "high": hi}
                               for k, (r, lo, hi) in self.win_rates().items()},
                 "mean_time": self.mean_time, "mean_passes": self.mean_passes,
@@ -116,15 +155,27 @@ class Tally:
     time: Exact = 0
     passes: Exact = 0
     states: dict[str, dict[str, Exact]] = attrs.field(factory=dict)
+    sides: dict[str, list[str]] = attrs.field(factory=dict)  # when more than one against one
+    side_wins: dict[str, int] = attrs.field(factory=dict)
+    draws: int = 0
 
     def add(self, done: Fight) -> None:
         """One finished fight: how it ended, who was standing, each fighter's state."""
         outcome = done.result.outcome
         self.runs += 1
         _count(self.outcomes, outcome.name, 1)
-        if any(e["kind"] == "turn" for e in done.events):  # nobody stands in an unplayed fight
+        played = any(e["kind"] == "turn" for e in done.events)
+        if played:  # nobody stands in an unplayed fight
             for fighter in done.standing():
                 _count(self.standing, done.name(fighter), 1)
+        if many_a_side(done.sides):
+            self.sides = self.sides or {side: [done.name(f) for f in members]
+                                        for side, members in done.sides}
+            won = done.winner() if played else None
+            if won is None:
+                self.draws += 1
+            else:
+                _count(self.side_wins, won, 1)
         self.time += _exact(outcome.get("time", 0) or 0)
         self.passes += _exact(outcome.get("turns", outcome.get("rounds", 0)) or 0)
         for fighter in done.fighters:
@@ -141,6 +192,10 @@ class Tally:
             _count(self.standing, name, count)
         self.time += other.time
         self.passes += other.passes
+        self.sides = self.sides or other.sides
+        for name, count in other.side_wins.items():
+            _count(self.side_wins, name, count)
+        self.draws += other.draws
         for name, figures in other.states.items():
             into = self.states.setdefault(name, {})
             for key, figure in figures.items():
@@ -159,7 +214,8 @@ class Tally:
         standing = {name: self.standing.get(name, 0) for name in fighters(self.standing)}
         states = {name: {k: mean(v) for k, v in sorted(self.states.get(name, {}).items())}
                   for name in fighters(self.states)}
-        return Study(self.runs, outcomes, standing, mean(self.time), mean(self.passes), states)
+        return Study(self.runs, outcomes, standing, mean(self.time), mean(self.passes), states,
+                     self.sides, dict(self.side_wins), self.draws)
 
 
 def _count(into: dict[str, Any], key: str, amount: Exact) -> None:
@@ -197,27 +253,35 @@ class _Job:
     filename: str
     bases: tuple[str, ...]  # the folders its bases were read from
     fighters: list[tuple[str, dict[str, Any]]]  # (combatant model, values given)
+    groups: tuple[int, ...] | None  # fighters a side, when given side by side
     names: list[str]
     options: dict[str, Any]  # encounter, policy, settings, until, day
     seed: int
     limits: Limits
 
 
-def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: int | None = None,
+def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
           progress: Any = None, settings: Mapping[str, Any] | None = None,
           until: Any = None, limits: Limits = DEFAULT_LIMITS, day: int | None = None) -> Study:
     """`runs` fights, fight i seeded from (seed, i), each within `limits`; spread over
     `workers` processes (all cores by default, never more) in chunks, and summed as they come
-    back: the same figures whatever the number of workers."""
+    back: the same figures whatever the number of workers. `fighters` as `Rulebook.fight`
+    takes them: a list, or side by side."""
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise RangeError(f"runs is a whole number of fights, 1 or more, not {runs!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
+    groups = None
+    if by_sides(fighters):
+        if isinstance(fighters, Mapping):  # in the encounter's order of sides
+            fighters = _in_side_order(rulebook, encounter, fighters)
+        groups = tuple(len(g) for g in fighters)
+        fighters = [f for g in fighters for f in g]
     names = list(names or (who(f) for f in fighters))
     job = _Job(str(rulebook.source), rulebook.filename, _base_folders(rulebook),
-               [(f.model.name, _given(f)) for f in fighters], names,
+               [(f.model.name, _given(f)) for f in fighters], groups, names,
                {"encounter": encounter, "policy": policy, "settings": dict(settings or {}),
                 "until": until, "day": day}, seed, limits)
     # made as they are played: a huge --runs is work to do, not a list to hold
@@ -236,6 +300,21 @@ def study(rulebook: Rulebook, fighters: Sequence[Combatant], runs: int, seed: in
     else:
         spread(_play, job, rulebook, chunks, workers, take)
     return total.study(names)
+
+
+def _in_side_order(rulebook: Rulebook, encounter: str | None,
+                   fighters: Mapping[str, Any]) -> list[list[Combatant]]:
+    """Fighters given by side name, in the order of the encounter's sides."""
+    from rulecraft.runtime.fight_sides import side_params
+    from rulecraft.runtime.fights import pick_encounter
+
+    chosen = pick_encounter(rulebook, encounter)
+    names = [p.name for p in side_params(chosen)]
+    unknown = [k for k in fighters if k not in names]
+    if unknown:
+        raise RangeError(f"encounter {chosen.name} has no side {unknown[0]!r} (its sides are "
+                         f"{', '.join(names)})")
+    return [list(fighters.get(n, ())) for n in names]
 
 
 def _given(fighter: Combatant) -> dict[str, Any]:
@@ -260,7 +339,10 @@ def _play(rb: Rulebook | None, job: _Job, chunk: tuple[int, int]) -> Tally:
 
 def _tally(rb: Rulebook, job: _Job, chunk: tuple[int, int]) -> Tally:
     """Fights chunk[0] … chunk[1] - 1 of a study, tallied."""
-    made = [rb.combatant_models[model].build(**given) for model, given in job.fighters]
+    made: Any = [rb.combatant_models[model].build(**given) for model, given in job.fighters]
+    if job.groups is not None:  # side by side again
+        cuts = [sum(job.groups[:i]) for i in range(len(job.groups) + 1)]
+        made = [made[a:b] for a, b in zip(cuts, cuts[1:])]
     tally = Tally()
     for i in range(*chunk):
         # Each fight a budget of work of its own: their number is the user's to choose.

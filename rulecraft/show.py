@@ -22,6 +22,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.combatants import CombatantModel
 from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.errors import Span, UnknownNameError
+from rulecraft.runtime.fight_sides import side_params
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
@@ -207,6 +208,9 @@ def _procedure(rb: Rulebook, p: Procedure) -> dict[str, Any]:
         clock = units.clocks.get(p.clock) if units is not None else None
         found["clock"] = {"name": p.clock, "units": {
             k: display(v) for k, v in (clock.factors if clock else {}).items() if k != p.clock}}
+        # its sides, each with its fighter parameters
+        groups = p.sides or tuple((x.name, (x.name,)) for x in side_params(p))
+        found["sides"] = [{"name": name, "fighters": list(params)} for name, params in groups]
     return found
 
 

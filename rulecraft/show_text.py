@@ -104,6 +104,10 @@ def _procedure_lines(p: dict[str, Any], pad: str, typed: bool = False) -> list[s
         clock = p["clock"]
         units = ", ".join(f"{k} = {v} {clock['name']}" for k, v in clock["units"].items())
         out.append(f"{pad}clock {clock['name']}" + (f": {units}" if units else ""))
+    if len(p.get("sides", ())) > 1:  # an encounter's sides
+        out.append(f"{pad}sides: " + " against ".join(
+            f"{s['name']}" if " and ".join(s["fighters"]) == s["name"] else
+            f"{s['name']} ({', '.join(s['fighters'])})" for s in p["sides"]))
     for c in p["choices"]:
         options = [c["options"]] if isinstance(c["options"], str) else \
             [display(o) for o in c["options"] or []]

@@ -10,6 +10,7 @@ from typing import Any
 
 from .clock_calls import fired
 from .combatants import Combatant, ValueType, bulky
+from .sides import fighter_named
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
@@ -143,7 +144,7 @@ class RunContext:
                 raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
                                  span, self.source) from err
             by = "chooser"
-        chosen = to_internal(chosen)
+        chosen = fighter_named(to_internal(chosen), options)
         if chosen not in options and match_name(chosen, options) is not None:
             chosen = match_name(chosen, options)
         if chosen not in options:

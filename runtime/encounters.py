@@ -51,6 +51,8 @@ class Schedule:
         self.turns = 0  # the parties' turns taken (ticks of the clock are not turns)
         self.last_tick: Any = 0  # with several `every` blocks, a tuple: each one's
         self.ticking = 0  # which `every` block the tick just made is (in the order written)
+        self.last_tick: Any = 0
+        self.targets: dict[int, Combatant] = {}  # whom each fighter aims at (runtime/sides.py)
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""

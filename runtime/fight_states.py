@@ -100,7 +100,8 @@ class Keys:
                frozenset(map(place, sched.stopped)), sched.now, sched.turns, sched.last_tick,
                frozenset((place(k), frozenset(v.items())) for k, v in conditions.items()),
                frozenset(ctx.scripted.items()) if ctx.scripted else None,
-               _events_key(sched, place, self.value))
+               _events_key(sched, place, self.value),
+               frozenset((place(k), place(id(v))) for k, v in sched.targets.items()))
         return key, conditions
 
     def situation(self, ctx: Any, args: tuple[Any, ...], shift: Any
@@ -175,7 +176,7 @@ class Board:
     """The board as a run left it, to put another run into."""
 
     __slots__ = ("figures", "turns", "carried", "stopped", "times", "conditions", "scripted",
-                 "passes", "events")
+                 "passes", "events", "targets")
 
     def __init__(self, handles: Sequence[Combatant], ctx: Any, sched: Any,
                  conditions: dict[int, dict[Any, Any]]) -> None:
@@ -183,6 +184,7 @@ class Board:
         self.turns = tuple((when, who) for when, _, who in
                            sorted(sched.next_turns.values(), key=_time_and_order))
         self.carried, self.stopped = dict(sched.carried), frozenset(sched.stopped)
+        self.targets = dict(sched.targets)
         self.times = (sched.now, sched.turns, sched.last_tick)
         self.conditions = conditions
         self.scripted, self.passes = dict(ctx.scripted), ctx.passes_made
@@ -197,6 +199,7 @@ class Board:
                             enumerate(self.turns, 1)}
         sched.order = len(self.turns)  # later turns are scheduled after these, as before
         sched.carried, sched.stopped = dict(self.carried), set(self.stopped)
+        sched.targets = dict(self.targets)
         sched.now, sched.turns, sched.last_tick = self.times
         ctx.schedule = sched
         ctx.conditions = {k: dict(v) for k, v in self.conditions.items()}

@@ -16,6 +16,7 @@ import attrs
 from .clock_calls import EVENT_KINDS, event_line
 from .combatants import Combatant
 from .errors import RangeError
+from .fight_sides import Sides, by_sides, many_a_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
 from .results import Result, jsonable, who
@@ -34,6 +35,11 @@ class Fight:
     fighters: tuple[Combatant, ...]
     clock: str
     names: Mapping[int, str] = attrs.field(factory=dict)  # each fighter's handle -> its name
+    sides: Sides = ()  # each side of the encounter and its fighters as they ended
+
+    def winner(self) -> str | None:
+        """The side whose fighters alone are still standing (None: a draw, or undecided)."""
+        return winner(self.sides, self.standing())
 
     def name(self, fighter: Combatant) -> str:
         """A fighter as the log names it: as given (a file's name), else by its own `name`."""
@@ -70,6 +76,10 @@ class Fight:
             f"{k} {display(v)}" for k, v in outcome.items()) + f" ({self.clock})")
         lines.append("still standing: " + (", ".join(self.name(f) for f in self.standing())
                                            or "nobody"))
+        if many_a_side(self.sides):
+            lines.append("sides: " + "; ".join(
+                f"{side} ({', '.join(self.name(f) for f in members)})"
+                for side, members in self.sides) + " — won by " + (self.winner() or "nobody"))
         for fighter in self.fighters:
             state = [f"{f.name} {display(fighter[f.name])}" for f in fighter.model.fields
                      if f.role == "state"]
@@ -88,24 +98,31 @@ class Fight:
                 "events": [{k: named(v) for k, v in e.items() if k != "until"}
                            for e in self.events],
                 "standing": [self.name(f) for f in self.standing()],
+                "sides": {side: [self.name(f) for f in members] for side, members in self.sides},
+                "winner": self.winner(),
                 "fighters": [{"name": self.name(f), **jsonable(f.as_dict()),
                               "conditions": self.conditions(f)} for f in self.fighters]}
 
 
-def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | None = None,
+def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
           seed: int | None = None, dice: Sequence[int] | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
           names: Sequence[str] | None = None, policy: str | None = None,
           settings: Mapping[str, Any] | None = None, until: Any = None,
           day: int | None = None) -> Fight:
-    """Play an encounter of `rulebook` (its first, unless named) with these fighters; `names`
-    (one per fighter, such as their files' names) is how the log calls them. `until`: a number
-    plays the fight only so long on its clock (it ends `capped` there); a name is handed to the
-    encounter's own `until` parameter (Ringing Steel's duel: "out" or "dead"). `day`: the
-    calendar's day the fight happens on (`today` in its rules)."""
-    chosen = _encounter(rulebook, encounter)
-    fighters = list(fighters)
-    arguments = _arguments(chosen, fighters)
+    """Play an encounter of `rulebook` (its first, unless named) with these fighters: a list
+    (one to each fighter parameter, or all to its one list), or side by side (a list of lists
+    in the parameters' order, or a mapping from side to fighters); `names` (one per fighter,
+    side by side in the order of the encounter's sides, such as their files' names) is how the
+    log calls them. `until`: a number plays the fight only so long on its clock (it ends
+    `capped` there); a name is handed to the encounter's own `until` parameter (Ringing
+    Steel's duel: "out" or "dead"). `day`: the calendar's day the fight happens on (`today`
+    in its rules)."""
+    chosen = pick_encounter(rulebook, encounter)
+    if by_sides(fighters):
+        arguments = side_arguments(chosen, fighters)
+    else:
+        arguments = _arguments(chosen, list(fighters))
     arguments.update(settings or {})  # the encounter's other parameters (`apart=4`)
     time_limit, own = until_arguments(chosen, until)
     arguments.update(own)
@@ -114,12 +131,14 @@ def fight(rulebook: Rulebook, fighters: Sequence[Combatant], encounter: str | No
                              seed=None if dice is not None else seed, choices=choices,
                              limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
-    finals = _finals(result, chosen)
+    sides = sides_of(chosen, result.combatants)
+    sided = [f for _, members in sides for f in members]  # side by side, as given
+    finals = sided + [f for f in _finals(result, chosen) if all(f is not s for s in sided)]
     # Unnamed fighters are called by the parameters they were given to (`first`, `second`).
     given = list(names or ()) or [p.name for p in chosen.params
                                   if p.type.kind == "combatant"][:len(finals)]
     called = {id(f): n for f, n in zip(finals, given) if n}
-    return Fight(result, tuple(_events(result)), tuple(finals), clock, called)
+    return Fight(result, tuple(_events(result)), tuple(finals), clock, called, sides)
 
 
 def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:
@@ -144,7 +163,7 @@ def rulebook_clock(rulebook: Rulebook, name: str) -> str:
     return rulebook.procedures[name].clock or ""
 
 
-def _encounter(rulebook: Rulebook, name: str | None) -> Procedure:
+def pick_encounter(rulebook: Rulebook, name: str | None) -> Procedure:
     found = encounters(rulebook)
     if not found:
         raise RangeError(f"rulebook {rulebook.name} declares no encounter (`encounter NAME "
@@ -215,7 +234,7 @@ def _party(entry: Any, parties: dict[str, Any]) -> Any:
     """The combatant a step concerns: named in its detail, else by the encounter's label."""
     found = getattr(entry.detail, "party", None)
     if found is not None or entry.kind not in ("give", "end", "act", "delay", "lengthen",
-                                               "stop", "wait", "ready"):
+                                               "stop", "wait", "ready", "aim"):
         return found
     return parties.get(entry.name)
 
@@ -269,6 +288,9 @@ class _News:
         if kind in ("wait", "ready"):  # a round's order put off (runtime/clock_ticks.py)
             return f"{party} waits {value}" if kind == "wait" else \
                 f"{party}'s readied action is {value}"
+        if kind == "aim":
+            return f"{party} aims at " + (name(value) if isinstance(value, Combatant) else
+                                          "nobody")
         if kind == "tick":
             return f"the clock ticks (every {display(value)})"
         if kind in EVENT_KINDS:  # events on the clock: runtime/clock_events.py
@@ -277,6 +299,8 @@ class _News:
             return f"the referee's call: {value}"
         if kind == "reveal":
             return f"{event['name']} revealed: {display(value)}"
+        if kind == "choose" and isinstance(value, Combatant):  # a target, by its name
+            return f"{event['name']} = {name(value)} ({event['detail']})"
         if kind in ("let", "choose", "roll"):
             if isinstance(value, Combatant) or kind == "let" and (
                     event["name"] not in self.state or self.last.get(event["name"], _NEW) == value):

@@ -16,6 +16,7 @@ from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
 from .limits import Limits
 from .clock_ticks import time_helpers
 from .ordered import make_order_helpers
+from .sides import Sides, is_model
 from .work import opened
 from .tables import CellExpression, Record, Table
 
@@ -341,6 +342,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_sized": _sized,
         "_Schedule": Schedule,
         **time_helpers(),
+        "_Sides": Sides,
+        "_is_model": is_model,
         "_hex_distance": hex_distance,
         "_hex_in_front": hex_in_front,
         "_check": _check,

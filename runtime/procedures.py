@@ -161,6 +161,9 @@ class Procedure:
     outcomes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)  # name -> its values
     clock: str | None = None  # an encounter's clock ("tenths", "rounds"); None for a procedure
     policies: tuple[str, ...] = ()  # the rulebook's policies: `run(..., policy="cautious")`
+    # An encounter's `sides:` line: each side's name and its fighter parameters (empty: each
+    # fighter parameter is a side; runtime/fight_sides.py).
+    sides: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Cut for exact odds (compiler/stepper.py) the first time a procedure of the rulebook asks:
     # `steppers` writes them all; compiling does not wait for it.
     steppers: Callable[[], None] | None = attrs.field(default=None, repr=False)

@@ -116,8 +116,9 @@ class Rulebook:
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:
-        """Play an encounter of this rulebook (its first, unless named) with `fighters`: the
-        event log and each fighter's final state (`runtime.fights.Fight`)."""
+        """Play an encounter of this rulebook (its first, unless named) with `fighters` (a list,
+        or side by side: `[[a, b], [c]]`, `{"heroes": [a, b], "foes": [c]}`): the event log,
+        each fighter's final state and the side that won (`runtime.fights.Fight`)."""
         from .fights import fight  # the fight runner needs the procedures this module defines
 
         return fight(self, fighters, encounter=encounter, seed=seed, **options)
