@@ -16,6 +16,8 @@ from rulecraft.runtime.values import field_name
 from .cells import number, parse_dice, snake
 from .order import formula_calls, names_used
 from .scope import Scope, TableInfo
+from .space import (SPACE_CALLS, space_attr, space_binary, space_call, space_index, space_name,
+                    unit_of, visit_placed)
 from .types import (ANY, BOOL, CELL, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T, accepts,
                     is_collection, is_number, join)
 
@@ -31,7 +33,7 @@ AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "s
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
                    "hex_distance",
-                   "hex_in_front", *AGGREGATES})
+                   "hex_in_front", *SPACE_CALLS, *AGGREGATES})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
@@ -50,6 +52,7 @@ class Emitter:
             s.Conditional: self.visit_Conditional, s.Attr: self.visit_Attr,
             s.Index: self.visit_Index, s.Call: self.visit_Call, s.Aggregate: self.visit_Aggregate,
             s.RangeExpr: self.visit_RangeExpr,
+            s.Placed: lambda node, env: visit_placed(self, node, env),
         }
         self._limits_ref: str | None = None
         self._nested = False  # inside an expression being translated
@@ -189,7 +192,10 @@ class Emitter:
             return self.scope.table_ref(node.name), T("table", ref=node.name)
         if node.name in self.scope.formulas:
             return self._bad(f"formula {node.name} needs its arguments: {node.name}(…)", node)
-        known = list(env) + list(self.scope.tables)
+        found = space_name(self, node)
+        if found is not None:
+            return found
+        known = list(env) + list(self.scope.tables) + list(self.scope.patterns)
         self.scope.unknown("name", node.name, node.span, known)
         return "None", ANY
 
@@ -229,6 +235,9 @@ class Emitter:
             right, rt = self.expr(node.right, env)
         finally:
             self._summing = not outermost
+        spatial = space_binary(self, node, left, lt, right, rt)
+        if spatial is not None:
+            return spatial
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
             if lt.kind == "combatant" and rt.kind == "combatant":
@@ -278,6 +287,9 @@ class Emitter:
         """`x in c`, `x not in c`: in a range, two comparisons; in a list written out, Python's
         own `in`; in any other list, a look through it, spent from the budget of items."""
         negated = "not " if node.op == "not in" else ""
+        unit = unit_of(self, node, left, lt, env)
+        if unit is not None:
+            return unit
         if isinstance(node.right, s.RangeExpr):
             ends = self._range_ends(node.right, env)
             if ends is None:
@@ -380,6 +392,8 @@ class Emitter:
             return f"{code}._values[{node.name!r}]", ft
         if t.kind == "outcome":
             return self._outcome_field(node, code, t)
+        if t.kind == "hex":
+            return space_attr(self, node, code)
         return self._bad(f"{t} has no fields (asked for .{node.name})", node)
 
     def _outcome_field(self, node: s.Attr, code: str, t: T) -> tuple[str, T]:
@@ -401,6 +415,8 @@ class Emitter:
         if t.kind == "table":
             look = self._table_lookup(node, code, self.scope.tables[t.ref or ""], env)
             return ("None", ANY) if look is None else self._table_value(node, look)
+        if t.kind == "pattern":
+            return space_index(self, node, code, t, env)
         keys = [self.present(*self.expr(k, env), k) for k in node.keys]
         if node.given:
             return self._bad("only a table with `given` figures is looked up with them", node)
@@ -599,6 +615,9 @@ class Emitter:
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name
+        spatial = space_call(self, node, env)
+        if spatial is not None:
+            return spatial
         if name in ("len", "count") and len(node.args) == (2 if name == "count" else 1):
             return self._count(node, env)
         args = [self.present(*self.expr(a, env), a) for a in node.args]
@@ -636,11 +655,14 @@ class Emitter:
         if name in ("hex_distance", "hex_in_front") and len(args) == (4 if name ==
                                                                    "hex_distance" else 5):
             for (_, at), arg in zip(args, node.args):
-                if at.kind not in ("int", "any"):
+                if at.kind not in ("int", "num", "any"):
                     return self._bad(f"{name} takes whole numbers (hex coordinates"
                                      f"{', a facing' if name == 'hex_in_front' else ''}), not "
                                      f"{at}", arg)
-            codes = [self.cast(c, at, "int", arg) for (c, at), arg in zip(args, node.args)]
+            # A record's cell printed `2` is a number: checked whole as the rule runs.
+            codes = [c if at.kind == "int" else
+                     f"_whole_number({c}, {self.scope.span_ref(arg.span)})"
+                     for (c, at), arg in zip(args, node.args)]
             return f"_{name}({', '.join(codes)})", (INT if name == "hex_distance" else BOOL)
         if name in ("has", "remaining") and len(args) == 2:
             (who, wt), (cond, ct) = args

@@ -15,7 +15,10 @@ from rulecraft.runtime.errors import (RulecraftError, RuleTypeError, Span, Unkno
                                      text_of)
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
-from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
+from .types import ANY, BOOL, DICE, FACING, HEX, INT, NUM, T, Domain
+
+# The types of space (docs/language.md, "Space"): a hex of the grid and a facing, 0 to 5.
+SPACE_TYPES = {"hex": HEX, "facing": FACING}
 
 MAX_HINTS = 50  # "did you mean" hints per compile
 # A prefix constant() is called with, as the kind a global's name starts with.
@@ -70,6 +73,8 @@ class Scope:
     procedure_checks: dict[tuple[str, str], str] = attrs.field(factory=dict)  # -> Param global
     schemas: dict[str, Any] = attrs.field(factory=dict)  # procedure -> outcomes.Schema
     policies: dict[str, s.PolicyDecl] = attrs.field(factory=dict)
+    patterns: dict[str, Any] = attrs.field(factory=dict)  # name -> compiler.space.PatternInfo
+    units: dict[str, Any] = attrs.field(factory=dict)  # name -> runtime.space.Unit
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)
@@ -222,9 +227,11 @@ class Scope:
         domain = self.domain(name)
         if domain is not None:
             return T("name", domain=domain)
+        if name in SPACE_TYPES:  # after the rule's own names: an enum `facing` stays its own
+            return SPACE_TYPES[name]
         if name in self.models:
             return T("combatant", ref=name)
-        known = ["integer", "number", *self.enums, *self.domains, *self.tables]
+        known = ["integer", "number", *SPACE_TYPES, *self.enums, *self.domains, *self.tables]
         if self.combatant is not None:
             known.append(self.combatant.name)
         self.unknown("type", name, node.span, known)

@@ -14,6 +14,7 @@ from .tables import Table
 if TYPE_CHECKING:  # named in annotations only: loading this module loads neither
     from .procedures import Procedure
     from .references import Reference
+    from .space import Pattern, Unit
 
 
 @attrs.define(eq=False)
@@ -110,6 +111,9 @@ class Rulebook:
     origins: Mapping[str, Origin] = attrs.field(factory=dict, repr=False)
     # The quick-reference tables it declares for its sheets, worked out when a sheet asks.
     references: Mapping[str, Reference] = attrs.field(factory=dict, repr=False)
+    # Space (runtime/space.py): its diagrams of hexes and the units it measures distance in.
+    patterns: Mapping[str, Pattern] = attrs.field(factory=dict, repr=False)
+    units: Mapping[str, Unit] = attrs.field(factory=dict, repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:

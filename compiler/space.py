@@ -1,0 +1,385 @@
+"""Space in the compiler: patterns and units read, and expressions of hexes checked and written.
+
+The emitter (expressions.py) hands this module what concerns space — a hex's arithmetic and
+fields, the built-ins of the grid, a pattern looked up and put down, a distance in a unit — so
+that one construct's decisions live in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from rulecraft.dsl import syntax as s
+from rulecraft.runtime.errors import RuleTypeError, Span, TableError
+from rulecraft.runtime.space import HERE, RELATIVE, WORDS, Hex, Pattern, Unit, mirror, step
+
+from .cells import number
+from .types import ANY, BOOL, FACING, HEX, INT, NUM, T, Domain
+
+if TYPE_CHECKING:
+    from .expressions import Emitter, Env
+    from .scope import Scope
+
+# The built-ins of space, with what they take (docs/language.md, "Space").
+SPACE_CALLS = ("hex", "distance", "step", "turn", "mirror", "line", "facing_to", "approach",
+               "in_front", "hexes_within", "party_at", "parties_within", "occupies")
+HEX_LIST = T("list", item=HEX)
+
+
+@attrs.define
+class PatternInfo:
+    """What the compiler knows of a pattern: its key types and the global holding its rows."""
+
+    decl: Any
+    key_types: list[T]
+    runtime: Pattern
+    ref: str
+
+
+# ---- declarations ----------------------------------------------------------------------------
+def read_space(scope: Scope, decls: tuple[Any, ...]) -> tuple[dict[str, Pattern],
+                                                                 dict[str, Unit]]:
+    """Every `unit` and `pattern` of the file, checked, into the scope and for the rulebook."""
+    units, patterns = {}, {}
+    for d in decls:
+        if isinstance(d, s.UnitDecl):
+            per_hex = number(d.per_hex)
+            if per_hex == 0:
+                scope.error(RuleTypeError, "a unit of distance is more than 0 per hex", d.span)
+            units[d.name] = scope.units[d.name] = Unit(d.name, d.title or d.name, per_hex,
+                                                       d.span, d.comments)
+    for d in decls:
+        if isinstance(d, s.PatternDecl):
+            info = _PatternReader(scope, d).read()
+            if info is not None:
+                scope.patterns[d.name] = info
+                patterns[d.name] = info.runtime
+    return patterns, units
+
+
+class _PatternReader:
+    """A pattern's rows: key cells naming members, a last cell of hexes in the book's words
+    (`ahead`, `2 ahead`, `ahead + front right`, `own hex`, `(1, -1)`) or `mirror of KEYS`."""
+
+    def __init__(self, scope: Scope, decl: Any) -> None:
+        self.scope, self.decl = scope, decl
+
+    def read(self) -> PatternInfo | None:
+        d = self.decl
+        key_types = [self._key_type(k) for k in d.keys]
+        if d.options:
+            self.scope.error(RuleTypeError, "a pattern takes no options", d.options[0].span)
+        rows = [r for r in d.rows if not r.is_rule]
+        if not rows:
+            self.scope.error(TableError, "a pattern needs a header row and a row of hexes",
+                             d.span)
+            return None
+        width = len(d.keys) + 1
+        read: dict[tuple[Any, ...], tuple[Hex, ...]] = {}
+        mirrored: list[tuple[tuple[Any, ...], tuple[str, ...], Span]] = []
+        for row in rows[1:] if len(rows) > 1 else rows[:0]:
+            cells = _cells(row)
+            if len(cells) != width:
+                self.scope.error(TableError, f"this row has {len(cells)} cells; the pattern "
+                                 f"has {width} columns ({len(d.keys)} keys, then the hexes)",
+                                 row.span)
+                continue
+            keys = tuple(self._key(text, span, kt) for (text, span), kt in
+                         zip(cells[:-1], key_types))
+            if keys in read or any(keys == m[0] for m in mirrored):
+                self.scope.error(TableError, f"the hexes for {' / '.join(map(str, keys))} are "
+                                 "given twice", row.span)
+                continue
+            text, span = cells[-1]
+            if text.lower().startswith("mirror of"):
+                source = tuple(k.strip() for k in text[len("mirror of"):].split(","))
+                mirrored.append((keys, source, span))
+                continue
+            hexes = self._hexes(text, span)
+            if hexes is not None:
+                read[keys] = hexes
+        if len(rows) < 2:
+            self.scope.error(TableError, "a pattern needs a header row and a row of hexes",
+                             d.span)
+        for keys, source, span in mirrored:
+            found = read.get(source)
+            if found is None:
+                self.scope.error(TableError, f"no row {' / '.join(source)} to mirror (a row "
+                                 "names the key cells of a row of hexes, in order)", span)
+                continue
+            # "Left handed weapons take the mirror image": through the line of facing 0.
+            read[keys] = tuple(mirror(h) for h in found)
+        ordered = tuple(read.items())
+        runtime = Pattern(d.name, d.title or d.name, tuple(k.name for k in d.keys), ordered,
+                          d.span, d.comments)
+        ref = self.scope.constant("PATTERN_", dict(ordered))
+        return PatternInfo(d, key_types, runtime, ref)
+
+    def _key_type(self, key: Any) -> T:
+        t = self.scope.resolve_type(key.type or s.NamedType(key.name, key.span))
+        if t.kind != "name" and t.kind != "any":
+            self.scope.error(RuleTypeError, f"a pattern's key is a name (an enum or a table's "
+                             f"rows), not {t}", key.span)
+        return t
+
+    def _key(self, text: str, span: Span, kt: T) -> str:
+        domain: Domain | None = kt.domain
+        if domain is not None and text not in domain.members:
+            self.scope.unknown(domain.name, text, span, list(domain.members))
+        return text
+
+    def _hexes(self, text: str, span: Span) -> tuple[Hex, ...] | None:
+        items = [i.strip() for i in re.split(r",(?![^()]*\))", text)] if text.strip() else []
+        out: list[Hex] = []
+        for item in items:
+            h = hex_words(item)
+            if h is None:
+                self.scope.error(TableError, f"{item!r} is not a hex of a pattern: write a walk "
+                                 "from the fighter's own hex facing 0 (ahead, front right, "
+                                 "back right, behind, back left, front left; `2 ahead`, "
+                                 "`ahead + front right`), `own hex`, or `(q, r)`", span)
+                return None
+            out.append(h)
+        return tuple(out)
+
+
+def hex_words(item: str) -> Hex | None:
+    """One hex of a pattern's cell, or None if the words do not say one."""
+    text = " ".join(item.lower().split())
+    if text in ("own hex", "here", "own"):
+        return HERE
+    pair = re.fullmatch(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)", text)
+    if pair:
+        return Hex(int(pair.group(1)), int(pair.group(2)))
+    h = HERE
+    for part in text.split("+"):
+        found = re.fullmatch(r"(?:(\d+)\s+)?([a-z_ ]+)", part.strip())
+        if not found or found.group(2).strip() not in WORDS:
+            return None
+        h = step(h, WORDS[found.group(2).strip()], int(found.group(1) or 1))
+    return h
+
+
+def _cells(row: Any) -> list[tuple[str, Span]]:
+    r = row.span
+    return [(text, Span(r.filename, r.line, r.column + offset, r.line,
+                        r.column + offset + (len(text) or 1), r.start + offset,
+                        r.start + offset + len(text)))
+            for text, offset in row.cells()]
+
+
+# ---- expressions ---------------------------------------------------------------------------
+def space_name(em: Emitter, node: s.Name) -> tuple[str, T] | None:
+    """A pattern by its name (one without keys is its hexes), or a direction seen from a
+    fighter (`ahead`, `front_right`: a number of turns to the left)."""
+    info = em.scope.patterns.get(node.name)
+    if info is not None:
+        if not info.key_types:
+            hexes = dict(info.runtime.rows).get((), ())
+            return em.scope.constant("HEXES_", hexes), HEX_LIST
+        return info.ref, T("pattern", ref=node.name)
+    if node.name in RELATIVE:
+        return repr(RELATIVE.index(node.name)), FACING
+    return None
+
+
+def space_index(em: Emitter, node: s.Index, code: str, t: T, env: Env) -> tuple[str, T]:
+    """`reach["Short", "Right"]`: a pattern's hexes by its key cells, as drawn for facing 0."""
+    info = em.scope.patterns[t.ref or ""]
+    if node.given:
+        return em._bad("a pattern is looked up by its keys alone", node)
+    if len(node.keys) != len(info.key_types):
+        names = ", ".join(k.name for k in info.decl.keys)
+        return em._bad(f"pattern {info.decl.name} is looked up by {len(info.key_types)} "
+                       f"key(s) ({names}), not {len(node.keys)}", node)
+    codes = []
+    for key, kt in zip(node.keys, info.key_types):
+        kc, ktype = em.present(*em.expr(key, env), key)
+        if ktype.kind not in ("name", "any"):
+            em._bad(f"a key of pattern {info.decl.name} is {kt}, not {ktype}", key)
+        em.check_member(key, ktype, kt)
+        codes.append(kc)
+    keys = "(" + "".join(c + ", " for c in codes) + ")"
+    return f"_pattern({code}, {info.decl.name!r}, {keys}, {em.scope.span_ref(node.span)})", \
+        HEX_LIST
+
+
+def visit_placed(em: Emitter, node: s.Placed, env: Env) -> tuple[str, T]:
+    """`reach["Short", "Right"] from f.at facing f.facing`: hexes drawn for facing 0 around
+    the own hex, put down at a hex and turned to a facing."""
+    offsets, ot = em.present(*em.expr(node.offsets, env), node.offsets)
+    if ot.kind == "pattern":
+        return em._bad(f"pattern {ot.ref} is looked up by its keys before it is put down: "
+                       f"{ot.ref}[…] from … facing …", node.offsets)
+    if not (ot == HEX or (ot.kind == "list" and (ot.item or ANY).kind in ("hex", "any",
+                                                                          "nothing"))
+            or ot.kind == "any"):
+        return em._bad(f"`from … facing …` puts down a hex or a list of hexes (a pattern), "
+                       f"not {ot}", node.offsets)
+    at = hex_arg(em, node.at, env, "`from` names the hex it is put down at")
+    facing = facing_arg(em, node.facing, env, "`facing`")
+    where = em.scope.span_ref(node.span)
+    return f"_placed({offsets}, {at}, {facing}, {where})", (HEX if ot == HEX else HEX_LIST)
+
+
+def hex_arg(em: Emitter, node: s.Expr, env: Env, what: str) -> str:
+    code, t = em.present(*em.expr(node, env), node)
+    if t.kind not in ("hex", "any"):
+        em._bad(f"{what}: a hex (such as hex(2, -1) or f.at), not {t}", node)
+    return em.cast(code, t, "hex", node)
+
+
+def facing_arg(em: Emitter, node: s.Expr, env: Env, what: str) -> str:
+    """A facing or a whole number (a record cell printed `2` too: checked whole as it runs)."""
+    code, t = em.present(*em.expr(node, env), node)
+    if t.kind not in ("int", "num", "any"):
+        em._bad(f"{what} is a facing, 0 to 5 (or a number of turns), not {t}", node)
+    return code
+
+
+def number_arg(em: Emitter, node: s.Expr, env: Env, what: str) -> str:
+    """A whole number; a number typed `number` (a record's cell) is checked whole as it runs
+    (issue 15: "record cells holding coordinates need floor() before hex built-ins")."""
+    code, t = em.present(*em.expr(node, env), node)
+    if t.kind not in ("int", "num", "any"):
+        em._bad(f"{what} is a whole number, not {t}", node)
+    return code
+
+
+def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
+    """A built-in of space, checked and written; None if the name is not one of them (or
+    `hex_distance`/`hex_in_front` are given their numbers, the older form)."""
+    name, args, where = node.name, node.args, em.scope.span_ref(node.span)
+    n = len(args)
+    if name == "hex_distance" and n == 2:
+        name = "distance"
+    if name == "hex_in_front" and n == 3:
+        name = "in_front"
+    if name not in SPACE_CALLS:
+        return None
+    if node.named:
+        return em._bad(f"{name} takes no named arguments", node)
+    shape = {"hex": (2, 2), "distance": (2, 2), "step": (2, 3), "turn": (2, 2),
+             "mirror": (2, 3), "line": (2, 2), "facing_to": (2, 2), "approach": (2, 2),
+             "in_front": (3, 3), "hexes_within": (2, 2), "party_at": (1, 1),
+             "parties_within": (2, 2), "occupies": (2, 2)}[name]
+    if not shape[0] <= n <= shape[1]:
+        return em._bad(f"{name} takes {_usage(name)}", node)
+    limit = em.scope.limits.aggregate_items
+    if name == "hex":
+        q, r = (number_arg(em, a, env, "a hex's coordinate") for a in args)
+        return f"_Hex({q}, {r}, {where})", HEX
+    if name == "turn":
+        f = facing_arg(em, args[0], env, "turn's first argument")
+        by = number_arg(em, args[1], env, "turn's turns")
+        return f"_turn({f}, {by}, {where})", FACING
+    if name == "party_at":
+        return f"_party_at(_ctx, {hex_arg(em, args[0], env, 'party_at asks of')}, {where})", \
+            _party(em).or_none()
+    if name == "occupies":
+        who, wt = em.present(*em.expr(args[0], env), args[0])
+        if wt.kind not in ("combatant", "any"):
+            em._bad(f"occupies(party, hex) asks of a combatant, not {wt}", args[0])
+        return f"_occupies({who}, {hex_arg(em, args[1], env, 'occupies asks of')}, " \
+            f"{where})", BOOL
+    first = hex_arg(em, args[0], env, f"{name}'s first argument")
+    if name == "step":
+        f = facing_arg(em, args[1], env, "step's direction")
+        moves = number_arg(em, args[2], env, "step's moves") if n == 3 else "1"
+        return f"_step({first}, {f}, {moves}, {where})", HEX
+    if name == "mirror":
+        f = facing_arg(em, args[1], env, "mirror's line")
+        about = hex_arg(em, args[2], env, "mirror's third argument") if n == 3 else "_HERE"
+        return f"_mirror({first}, {f}, {about}, {where})", HEX
+    if name == "in_front":
+        f = facing_arg(em, args[1], env, "in_front's facing")
+        other = hex_arg(em, args[2], env, "in_front's third argument")
+        return f"_in_front({first}, {f}, {other}, {where})", BOOL
+    if name in ("hexes_within", "parties_within"):
+        moves = number_arg(em, args[1], env, f"{name}'s moves")
+        if name == "hexes_within":
+            return f"_within({first}, {moves}, {where}, {limit})", HEX_LIST
+        return f"_parties_within(_ctx, {first}, {moves}, {where})", T("list", item=_party(em))
+    second = hex_arg(em, args[1], env, f"{name}'s second argument")
+    if name == "distance":
+        return f"_distance({first}, {second}, {where})", INT
+    if name == "line":
+        return f"_line({first}, {second}, {where}, {limit})", HEX_LIST
+    if name == "facing_to":
+        return f"_facing_to({first}, {second}, {where})", FACING.or_none()
+    return f"_approach({first}, {second}, {where})", INT.or_none()
+
+
+def _usage(name: str) -> str:
+    return {"hex": "(q, r)", "distance": "(hex, hex)", "step": "(hex, direction) or (hex, "
+            "direction, moves)", "turn": "(facing, turns)", "mirror": "(hex, facing) or (hex, "
+            "facing, about)", "line": "(hex, hex)", "facing_to": "(hex, hex)",
+            "approach": "(hex, hex)", "in_front": "(hex, facing, hex)",
+            "hexes_within": "(hex, moves)", "party_at": "(hex)",
+            "parties_within": "(hex, moves)", "occupies": "(party, hex)"}[name]
+
+
+def _party(em: Emitter) -> T:
+    """The type of a party found on the grid: the first model with a place (`at`)."""
+    for name, fields in em.scope.model_fields.items():
+        if "at" in fields:
+            return T("combatant", ref=name)
+    return T("combatant", ref=next(iter(em.scope.models), None))
+
+
+def space_attr(em: Emitter, node: s.Attr, code: str) -> tuple[str, T]:
+    """`h.q`, `h.r`, `h.s`: a hex's axial coordinates and its third cube coordinate."""
+    if node.name not in ("q", "r", "s"):
+        em.scope.unknown("field of a hex:", node.name, node.span, ["q", "r", "s"])
+        return "None", ANY
+    return f"{code}.{node.name}", INT
+
+
+def space_binary(em: Emitter, node: s.Binary, left: str, lt: T, right: str,
+                 rt: T) -> tuple[str, T] | None:
+    """`a + b`, `a - b` of hexes (offsets added); a facing plus or minus turns goes round.
+    None when neither side is a hex or a facing."""
+    lt, rt = lt.sure(), rt.sure()
+    if "hex" in (lt.kind, rt.kind):
+        if node.op not in ("+", "-"):
+            return em._bad(f"hexes are added and subtracted (an offset: `f.at + hex(1, 0)`), "
+                           f"not combined with {node.op}", node)
+        if lt.kind not in ("hex", "any") or rt.kind not in ("hex", "any"):
+            return em._bad(f"a hex is added to a hex, not to {rt if lt == HEX else lt} (a hex "
+                           "n moves away is step(h, direction, n))", node)
+        left, right = em.cast(left, lt, "hex", node.left), em.cast(right, rt, "hex", node.right)
+        return f"({left} {node.op} {right})", HEX
+    if FACING in (lt, rt) and node.op in ("+", "-") and is_whole(lt) and is_whole(rt):
+        sign = "" if node.op == "+" else "-"
+        return f"_turn({left}, {sign}({right}), {em.scope.span_ref(node.span)})", FACING
+    return None
+
+
+def is_whole(t: T) -> bool:
+    return t.kind in ("int", "any")
+
+
+def unit_of(em: Emitter, node: s.Binary, left: str, lt: T, env: Env) -> tuple[str, T] | None:
+    """`distance(a, b) in feet`: a distance in hexes read in a declared unit."""
+    right = node.right
+    if not isinstance(right, s.Name) or right.name in env or right.name not in em.scope.units:
+        return None
+    unit = em.scope.units[right.name]
+    if node.op != "in":
+        return em._bad(f"{right.name} is a unit: `d in {right.name}` reads a distance in it",
+                       node)
+    if lt.sure().kind not in ("int", "num", "any"):
+        return em._bad(f"a distance in hexes is read in {right.name}, not {lt}", node.left)
+    left = em.cast(left, lt, "num", node.left)
+    per = repr(unit.per_hex) if isinstance(unit.per_hex, int) else \
+        em.scope.constant("C", unit.per_hex)
+    whole = isinstance(unit.per_hex, int) and lt.sure().kind == "int"
+    return f"_in_unit({left}, {per})", (INT if whole else NUM)
+
+
+__all__ = ["HEX_LIST", "PatternInfo", "SPACE_CALLS", "facing_arg", "hex_arg", "hex_words",
+           "read_space", "space_attr", "space_binary", "space_call", "space_index",
+           "space_name", "unit_of", "visit_placed"]
