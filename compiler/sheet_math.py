@@ -111,6 +111,7 @@ class MathWriter:
             s.Binary: self.visit_Binary, s.Conditional: self.visit_Conditional,
             s.Attr: self.visit_Attr, s.Index: self.visit_Index, s.Call: self.visit_Call,
             s.Aggregate: self.visit_Aggregate, s.RangeExpr: self.visit_RangeExpr,
+            s.Placed: self.visit_Placed,
         }
 
     def expression(self, node: s.Expr) -> Rich:
@@ -250,6 +251,13 @@ class MathWriter:
             return [Piece("[", "op"), *self._expr(node.body)[0], *each, Piece("]", "op")], _ATOM
         name = node.name.replace("_", " ")
         return [Piece(f"{name} of ", "text"), *self._wrap(node.body, _POSTFIX), *each], 0
+
+    def visit_Placed(self, node: s.Placed) -> tuple[list[Piece], int]:
+        """`reach[…] from f.at facing f.facing`: the pattern's hexes from a hex, turned."""
+        level = _LEVEL[".."]
+        return [*self._wrap(node.offsets, level + 1), Piece(" from ", "text"),
+                *self._wrap(node.at, level + 1), Piece(" facing ", "text"),
+                *self._wrap(node.facing, level + 1)], level
 
     def visit_RangeExpr(self, node: s.RangeExpr) -> tuple[list[Piece], int]:
         level = _LEVEL[".."]

@@ -25,6 +25,7 @@ from rulecraft.runtime.errors import Span, UnknownNameError
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
+from rulecraft.runtime.space import Pattern
 from rulecraft.runtime.tables import Column, Key, Table
 from rulecraft.runtime.values import display
 
@@ -37,7 +38,17 @@ def overview(rb: Rulebook) -> dict[str, Any]:
             "formulas": [_formula(f) for f in rb.formulas.values()],
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
             "combatants": [_combatant(rb, m) for m in _models(rb).values()],
-            "enums": [_enum(e) for e in rb.enums.values()]}
+            "enums": [_enum(e) for e in rb.enums.values()],
+            "patterns": [_pattern(p) for p in getattr(rb, "patterns", {}).values()],
+            "units": [{"name": u.name, "title": u.title, "per_hex": jsonable(u.per_hex)}
+                      for u in getattr(rb, "units", {}).values()]}
+
+
+def _pattern(p: Pattern) -> dict[str, Any]:
+    """A pattern's rows: key cells, its hexes as offsets `[q, r]` for facing 0, in words."""
+    return {"name": p.name, "title": p.title, "keys": list(p.keys), "line": _line(p.span),
+            "rows": [{"keys": list(keys), "hexes": jsonable(hexes), "words": said}
+                     for (keys, hexes), (_, said) in zip(p.rows, p.described())]}
 
 
 def entry(rb: Rulebook, name: str) -> dict[str, Any]:
@@ -58,6 +69,8 @@ def entry(rb: Rulebook, name: str) -> dict[str, Any]:
         data["steps"] = [_step(step) for step in item.steps]
     elif kind == "enum":
         data = _enum(item)
+    elif kind == "pattern":
+        data = _pattern(item)
     else:
         data = _combatant(rb, item)
     data["comments"] = list(item.comments)
@@ -70,7 +83,7 @@ def find(rb: Rulebook, name: str) -> tuple[str, Any]:
     groups: list[tuple[str, dict[str, Any]]] = [
         ("table", dict(rb.tables)), ("formula", dict(rb.formulas)),
         ("procedure", dict(rb.procedures)), ("enum", dict(rb.enums)),
-        ("combatant", _models(rb))]
+        ("combatant", _models(rb)), ("pattern", dict(getattr(rb, "patterns", {})))]
     for kind, items in groups:
         if name in items:
             return kind, items[name]
