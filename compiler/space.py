@@ -343,6 +343,8 @@ def space_binary(em: Emitter, node: s.Binary, left: str, lt: T, right: str,
     """`a + b`, `a - b` of hexes (offsets added); a facing plus or minus turns goes round.
     None when neither side is a hex or a facing."""
     lt, rt = lt.sure(), rt.sure()
+    if node.op not in ("+", "-", "*", "/", "mod"):
+        return None  # compared, or looked for: as any other value
     if "hex" in (lt.kind, rt.kind):
         if node.op not in ("+", "-"):
             return em._bad(f"hexes are added and subtracted (an offset: `f.at + hex(1, 0)`), "

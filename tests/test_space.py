@@ -1,0 +1,283 @@
+"""Space as data (issue 15, item 1): hexes, facings, patterns turned by the engine, bodies of
+several hexes, terrain, units of distance — compiled, run seeded, scripted and in exact odds."""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+import rulecraft
+from rulecraft.cli import cli
+from rulecraft.runtime.errors import RulecraftError
+from rulecraft.runtime.space import Hex, approach, facing_to, line, mirror, within
+
+HERE = os.path.dirname(__file__)
+DUEL = os.path.join(HERE, "rules", "hex_duel.rules")
+
+
+@pytest.fixture(scope="module")
+def duel():
+    return rulecraft.load(DUEL)
+
+
+def compiled(body: str):
+    return rulecraft.compile('rulebook s "S"\n' + body, "s.rules")
+
+
+def failure(body: str) -> RulecraftError:
+    with pytest.raises(RulecraftError) as err:
+        compiled(body)
+    return err.value
+
+
+# ---- the hex value ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expression, value", [
+    ("hex(2, -1) + hex(1, 1)", Hex(3, 0)), ("hex(2, -1) - hex(2, -1)", Hex(0, 0)),
+    ("hex(2, -1) == hex(2, -1)", True), ("hex(2, -1) != hex(2, -1)", False),
+    ("hex(2, -1).q", 2), ("hex(2, -1).r", -1), ("hex(2, -1).s", -1),
+    ("hex(1, 0) in [hex(0, 0), hex(1, 0)]", True), ("hex(5, 0) in hexes_within(hex(0, 0), 4)", False),
+    ("distance(hex(0, 0), hex(2, -1))", 2), ("hex_distance(hex(0, 0), hex(-3, 3))", 3),
+    ("hex_distance(0, 0, 2, -1)", 2), ("hex_in_front(0, 0, 3, -2, 0)", True),
+    ("step(hex(0, 0), 0)", Hex(1, 0)), ("step(hex(0, 0), ahead, 3)", Hex(3, 0)),
+    ("step(hex(0, 0), turn(0, front_right))", Hex(0, 1)), ("turn(5, 2)", 1), ("turn(0, -1)", 5),
+    ("mirror(hex(0, 1), 0)", Hex(1, -1)), ("facing_to(hex(0, 0), hex(-2, 0))", 3),
+    ("approach(hex(0, 0), hex(2, -1))", 1), ("approach(hex(0, 0), hex(3, -1))", 0),
+    ("len(hexes_within(hex(0, 0), 2))", 19), ("line(hex(0, 0), hex(3, 0))",
+                                               (Hex(0, 0), Hex(1, 0), Hex(2, 0), Hex(3, 0))),
+    ("in_front(hex(0, 0), 0, hex(0, -1))", False), ("in_front(hex(0, 0), 0, hex(1, -1))", True),
+])
+def test_hex_expressions(expression, value):
+    # Issue 15: "A `hex` value (axial or cube coordinates: `+`, `-`, `==`, `in`), the six
+    # directions and twelve approaches (sides and vertices) readable from rules, built-ins in the
+    # style of `hex_distance`/`hex_in_front`: step, turn, mirror, line, facing_to, … hexes within N."
+    rb = compiled("formula f(x: 0..1) = 1\n")
+    assert rulecraft.evaluate(rb, expression) == value
+
+
+def test_hex_is_a_value_exact_odds_can_merge():
+    assert Hex(1, 2) == Hex(1, 2) and hash(Hex(1, 2)) == hash(Hex(1, 2))
+    assert sorted([Hex(1, 0), Hex(0, 5)]) == [Hex(0, 5), Hex(1, 0)]
+    assert str(Hex(2, -1)) == "(2, -1)" and repr(Hex(2, -1)) == "hex(2, -1)"
+
+
+def test_geometry_against_brute_force():
+    # Every ring of hexes_within is at its distance; a line moves one hex a step; mirror twice
+    # is the hex itself; the twelve approaches: sides even, vertices odd, all twelve met.
+    centre = Hex(0, 0)
+    near = within(centre, 3)
+    assert len(set(near)) == 37
+    seen = set()
+    for h in near:
+        path = line(centre, h)
+        assert path[0] == centre and path[-1] == h
+        assert all(a.q - b.q in (-1, 0, 1) and a.r - b.r in (-1, 0, 1) and a != b
+                   for a, b in zip(path, path[1:]))
+        assert mirror(mirror(h, 2), 2) == h
+        if h != centre:
+            seen.add(approach(centre, h))
+            assert facing_to(centre, h) == approach(centre, h) // 2
+    assert seen == set(range(12))
+
+
+# ---- patterns -----------------------------------------------------------------------------------
+
+def test_pattern_turns_with_facing_and_mirrors(duel):
+    # "In range hexes are show below for weapons held in the right hand ... Left handed weapons
+    # take the mirror image."
+    reach = duel.patterns["reach"]
+    assert reach.hexes("Short", "Right") == (Hex(1, 0), Hex(0, 1))
+    assert reach.hexes("Short", "Left") == (Hex(1, 0), Hex(1, -1))
+    f = duel.combatant(weapon_range="Short", at=[2, -1], facing=3)
+    assert f.in_reach == (Hex(1, -1), Hex(2, -2))  # turned half round: ahead is (-1, 0)
+    assert rulecraft.evaluate(duel, 'reach["Long", "Right"] from hex(0, 0) facing 1') == \
+        (Hex(1, -1), Hex(2, -2), Hex(2, -1))
+
+
+def test_pattern_in_show_and_sheet(duel):
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["show", DUEL])
+    assert shown.exit_code == 0, shown.output
+    assert "Short / Right: ahead; front right" in shown.output
+    assert "Long / Left: ahead; 2 ahead; ahead + front left" in shown.output
+    assert 'metres "m": 1 per hex' in shown.output
+    entry = runner.invoke(cli, ["show", DUEL, "reach"])
+    assert "Short / Right: (1, 0), (0, 1)" in entry.output
+    sheet = runner.invoke(cli, ["sheet", DUEL, "--format", "md"])
+    assert sheet.exit_code == 0, sheet.output
+    assert "| Short | Left | ahead; front left |" in sheet.output
+    assert "from Defender’s AT" not in sheet.output  # in_front is a call here, read as one
+    fmt = runner.invoke(cli, ["fmt", DUEL])
+    assert "pattern reach \"In-range hexes\" by range: reach_class, hand: hand:" in fmt.output
+    assert "let in_reach" not in fmt.output and \
+        "derived in_reach = reach[weapon_range, hand] from at facing facing" in fmt.output
+
+
+@pytest.mark.parametrize("row, message, column", [
+    ("| Short | Right | ahead, sideways |", "'sideways' is not a hex of a pattern", 21),
+    ("| Shrt  | Right | ahead |", "unknown reach_class 'Shrt'", 5),
+    ("| Short | Left  | mirror of Long, Right |", "no row Long / Right to mirror", 21),
+    ("| Short | ahead |", "this row has 2 cells; the pattern has 3 columns", 3),
+])
+def test_pattern_errors_at_the_cell(row, message, column):
+    err = failure("enum reach_class: Short, Long\nenum hand: Right, Left\n"
+                  "pattern reach by range: reach_class, hand: hand:\n"
+                  "  | Range | Hand | Hexes |\n  " + row + "\n")
+    assert message in str(err)
+    assert (err.line, err.column) == (6, column)
+
+
+# ---- compile errors -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("step, message, column", [
+    ("let x = f.at + 1", "a hex is added to a hex, not to a whole number", 11),
+    ("let x = f.at * hex(1, 0)", "hexes are added and subtracted", 11),
+    ("let x = f.at.x", "unknown field of a hex: 'x'", 11),
+    ("let x = hex(1, \"a\")", "a hex's coordinate is a whole number, not a name", 18),
+    ("let x = step(f.facing, 1)", "step's first argument: a hex", 16),
+    ("let x = f.at in reach from f.at facing 0", "pattern reach is looked up by its keys", 19),
+    ("let x = reach[\"Short\"]", "pattern reach is looked up by 2 key(s)", 11),
+    ("let x = reach[\"Short\", \"Rite\"]", "unknown hand 'Rite'", 26),
+    ("let x = distance(f.at)", "distance takes (hex, hex)", 11),
+    ("let x = f.at in hexes_within(f.at, \"two\")", "hexes_within's moves is a whole number",
+     38),
+])
+def test_space_compile_errors(step, message, column):
+    err = failure("enum reach_class: Short, Long\nenum hand: Right, Left\n"
+                  "pattern reach by range: reach_class, hand: hand:\n"
+                  "  | Range | Hand | Hexes |\n  | Short | Right | ahead |\n"
+                  "combatant fighter:\n  state at: hex = hex(0, 0)\n  state facing: facing = 0\n"
+                  "procedure p(f: fighter):\n  " + step + "\n  outcome done\n")
+    assert message in str(err), str(err)
+    assert (err.line, err.column) == (11, column)
+
+
+def test_facing_is_checked_and_goes_round():
+    # Issue 15: "facing as a fighter's state (0–5, checked)".
+    err = failure("combatant fighter:\n  state facing: facing = 6\n")
+    assert "the default is outside its type" in str(err) and "from 0 to 5" in str(err)
+    rb = compiled("combatant fighter:\n  state facing: facing = 5\n"
+                  "procedure left(f: fighter):\n  set f.facing = f.facing + 1\n  outcome done\n"
+                  "procedure bad(f: fighter):\n  set f.facing = 6\n  outcome done\n")
+    f = rb.combatant()
+    assert rb.procedures["left"].run(f=f).combatants["f"].facing == 0
+    with pytest.raises(RulecraftError, match="f.facing would become 6, outside its range 0..5"):
+        rb.procedures["bad"].run(f=f)
+    with pytest.raises(RulecraftError, match="facing must be a whole number from 0 to 5"):
+        rb.combatant(facing=9)
+
+
+def test_record_cells_holding_coordinates_need_no_floor():
+    # Issue 15, item 8: "record cells holding coordinates need `floor()` before hex built-ins".
+    rb = compiled("table spots by spot:\n  | Spot | Q   | R    |\n"
+                  "  | Gate | 2.0 | -1   |\n  | Well | 0.5 | 1    |\n"
+                  "formula gate(x: 0..1) = hex(spots[\"Gate\"].q, spots[\"Gate\"].r)\n"
+                  "formula far(x: 0..1) = hex_distance(0, 0, spots[\"Gate\"].q, spots[\"Gate\"].r)\n"
+                  "formula well(x: 0..1) = hex(spots[\"Well\"].q, spots[\"Well\"].r)\n")
+    assert rb.formulas["gate"](0) == Hex(2, -1)
+    assert rb.formulas["far"](0) == 2
+    with pytest.raises(RulecraftError, match="a hex's q must be a whole number, not 0.5"):
+        rb.formulas["well"](0)
+
+
+# ---- the duel on the grid: seeded, scripted, exact, logged -------------------------------------
+
+def test_duel_seeded_log_prints_hexes(duel):
+    a = duel.combatant(weapon_range="Short")
+    b = duel.combatant(weapon_range="Long", hand="Left", at=[3, 0], facing=3)
+    fight = duel.fight([a, b], seed=3)
+    log = fight.log()
+    # "To move into a front hex takes a time given by the appropriate move rate."
+    assert "f.at = (1, 0)" in log
+    assert "a: at (" in log and "facing" in log
+
+
+def test_duel_scripted_dice(duel):
+    # b (Long reach, two hexes ahead) strikes first; a walks in and strikes back from the front.
+    a = duel.combatant(weapon_range="Short", at=[0, 0])
+    b = duel.combatant(weapon_range="Long", hand="Left", at=[3, 0], facing=3)
+    result = duel.procedures["duel"].run(a=a, b=b, dice=[1, 6, 6, 6, 6, 6])
+    trace = result.explain()
+    assert "f.at = (1, 0)" in trace
+    # a's first blow comes at 12 from (2, 0), in b's front: parried only on 1-3.
+    blows = [e for e in result.trace if e.kind == "call"]
+    assert len(blows) >= 3
+    assert result.combatants["b"].stamina < 3 or result.combatants["a"].stamina == 0
+
+
+def test_duel_exact_odds_merge_positions(duel):
+    # The fight's states hold each party's hex and facing: equal positions merge, so a duel of
+    # walking, turning and blows is worked out exactly, pass by pass.
+    a = duel.combatant(weapon_range="Short", walk=6)
+    b = duel.combatant(weapon_range="Short", at=[2, 0], facing=3)
+    odds = duel.procedures["duel"].odds(a=a, b=b)
+    assert set(odds) <= {"ended", "capped"} and sum(odds.values()) == 1
+    assert odds["ended"] > Fraction(99, 100)
+    blow = duel.procedures["blow"].odds(attacker=a, defender=b)
+    assert blow == {"hit": Fraction(1, 2), "parried": Fraction(1, 2)}  # from b's front
+    behind = duel.combatant(weapon_range="Short", at=[3, 0])
+    assert duel.procedures["blow"].odds(attacker=behind, defender=b) == {"hit": 1}
+
+
+def test_fighter_files_take_hexes(tmp_path):
+    # Fighter files write a hex as a pair: `at = [2, -1]`.
+    rules = tmp_path / "hex_duel.rules"
+    with open(DUEL) as f:
+        rules.write_text(f.read())
+    (tmp_path / "a.toml").write_text('weapon_range = "Short"\n')
+    (tmp_path / "b.toml").write_text('weapon_range = "Short"\nat = [2, 0]\nfacing = 3\n')
+    (tmp_path / "bad.toml").write_text('weapon_range = "Short"\nat = [2, 0.5]\n')
+    runner = CliRunner()
+    out = runner.invoke(cli, ["fight", str(rules), str(tmp_path / "a.toml"),
+                              str(tmp_path / "b.toml"), "--seed", "2", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert "[2, 0]" in json.dumps(data) or "(2, 0)" in json.dumps(data)
+    bad = runner.invoke(cli, ["fight", str(rules), str(tmp_path / "a.toml"),
+                              str(tmp_path / "bad.toml")])
+    assert bad.exit_code == 1 and "at must be a hex" in bad.output
+
+
+# ---- bodies of several hexes, parties on the grid, terrain, units -------------------------------
+
+BODIES = """enum ground: Open, Wall, Mud
+unit feet "ft": 5 per hex
+# "They take up two hexes and when stationary may keep either end fixed when turning."
+pattern horse_body "A horse's two hexes":
+  | Hexes          |
+  | own hex, behind |
+combatant fighter:
+  state at: hex = hex(0, 0)
+  state facing: facing = 0
+combatant horse:
+  state at: hex = hex(0, 0)
+  state facing: facing = 0
+  derived hexes = horse_body from at facing facing
+procedure look(rider: fighter, mount: horse, seen: hex, terrain: map hex -> ground):
+  let who = party_at(seen)
+  let horse_there = occupies(mount, seen)
+  let near = len(parties_within(rider.at, 1))
+  let walls = count(h in terrain and terrain[h] == "Wall" for h in line(rider.at, seen))
+  let feet = distance(rider.at, seen) in feet
+  outcome seen with (horse_there = horse_there, near = near, walls = walls, feet = feet)
+"""
+
+
+def test_bodies_parties_terrain_units():
+    rb = compiled(BODIES)
+    rider = rb.combatant(at=[0, 0])
+    mount = rb.combatant_models["horse"].build(at=[2, 0], facing=3)
+    terrain = {(1, 0): "Wall", "2, 0": "Mud"}
+    result = rb.procedures["look"].run(rider=rider, mount=mount, seen=Hex(3, 0), terrain=terrain)
+    # The horse at (2, 0) facing 3 stands in (2, 0) and the hex behind it, (3, 0).
+    assert result.values["horse_there"] is True
+    assert result.values["near"] == 1  # the rider alone: the horse's nearer end is 2 away
+    assert result.values["walls"] == 1
+    assert result.values["feet"] == 15  # "distances in a declared unit": 3 hexes of 5 ft
+    assert "let who = horse" in result.explain()
+    odds = rb.procedures["look"].odds(rider=rider, mount=mount, seen=Hex(3, 0), terrain=terrain)
+    assert odds == {"seen": 1}
