@@ -33,15 +33,20 @@ from rulecraft.runtime.values import display
 
 def overview(rb: Rulebook) -> dict[str, Any]:
     """Every table, formula, procedure, combatant model and enum, in summary."""
-    return {"rulebook": rb.name, "title": rb.title, "file": rb.filename,
+    data = {"rulebook": rb.name, "title": rb.title, "file": rb.filename,
             "tables": [_table(t, _enum_names(rb)) for t in rb.tables.values()],
             "formulas": [_formula(f) for f in rb.formulas.values()],
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
             "combatants": [_combatant(rb, m) for m in _models(rb).values()],
-            "enums": [_enum(e) for e in rb.enums.values()],
-            "patterns": [_pattern(p) for p in getattr(rb, "patterns", {}).values()],
-            "units": [{"name": u.name, "title": u.title, "per_hex": jsonable(u.per_hex)}
-                      for u in getattr(rb, "units", {}).values()]}
+            "enums": [_enum(e) for e in rb.enums.values()]}
+    # Space's declarations, only where a rulebook has them (the keys above stay as they were).
+    patterns, units = getattr(rb, "patterns", {}), getattr(rb, "units", {})
+    if patterns:
+        data["patterns"] = [_pattern(p) for p in patterns.values()]
+    if units:
+        data["units"] = [{"name": u.name, "title": u.title, "per_hex": jsonable(u.per_hex)}
+                         for u in units.values()]
+    return data
 
 
 def _pattern(p: Pattern) -> dict[str, Any]:
