@@ -314,11 +314,14 @@ def _vocabulary(rb: Rulebook, anchors: dict[str, str]) -> Vocabulary:
         if t.layout == "record":
             for field, label in zip(t.fields, t.columns):
                 labels.setdefault(field, label)
+    patterns = getattr(rb, "patterns", {})
     return Vocabulary(
-        {n: Piece(t.title, "name", anchors[n]) for n, t in rb.tables.items()},
+        {**{n: Piece(t.title, "name", anchors[n]) for n, t in rb.tables.items()},
+         **{n: Piece(p.title, "name", anchors[n]) for n, p in patterns.items()}},
         {n: Piece(f.title, "name", anchors[n]) for n, f in rb.formulas.items()},
         {n: Piece(p.title, "name", anchors[n]) for n, p in rb.procedures.items()},
-        labels, {n: f.title for n, f in rb.formulas.items() if folded(f.title) == n})
+        labels, {n: f.title for n, f in rb.formulas.items() if folded(f.title) == n},
+        {n: u.title for n, u in getattr(rb, "units", {}).items()})
 
 
 _RULER = re.compile(r"^-{3,}.*-{3,}$")  # a comment that rules off a part of the file

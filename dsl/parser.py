@@ -647,6 +647,13 @@ class _Builder(Transformer_NonRecursive):
         return s.PatternDecl(str(c[0]), _unquote(c[1]), keys, rows, options, span,
                              self._claim(span))
 
+    def replace_space(self, meta: Any, c: list[Any]) -> s.ReplaceDecl:
+        return s.ReplaceDecl(c[0], self._span(meta))
+
+    def remove_space(self, meta: Any, c: list[Any]) -> s.RemoveDecl:
+        span = self._span(meta)
+        return s.RemoveDecl(str(c[0]), str(c[1]), span, self._claim(span))
+
     def unit_decl(self, meta: Any, c: list[Any]) -> Any:
         span = self._span(meta)
         return s.UnitDecl(str(c[0]), _unquote(c[1]), str(c[2]), span, self._claim(span))

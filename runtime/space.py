@@ -223,14 +223,24 @@ def words(offset: Hex) -> str:
     parts = []
     h = HERE
     while h != offset:
-        d = facing_to(h, offset)
-        assert d is not None
+        d = _towards(h, offset)
         n = 0
-        while h != offset and facing_to(h, offset) == d:
+        while h != offset and _towards(h, offset) == d:
             h, n = step(h, d), n + 1
         name = RELATIVE[d].replace("_", " ")
         parts.append(name if n == 1 else f"{n} {name}")
     return " + ".join(parts)
+
+
+def _towards(h: Hex, offset: Hex) -> int:
+    """The direction a walk from h to offset goes first, as a book says it: on a line through
+    a vertex, of the two directions the one nearer ahead ("ahead + front right")."""
+    found = approach(h, offset)
+    assert found is not None
+    d = found // 2
+    if found % 2 and min(d, 6 - d) > min((d + 1) % 6, 6 - (d + 1) % 6):
+        return (d + 1) % 6
+    return d
 
 
 def as_hex(value: Any) -> Hex | None:
@@ -305,9 +315,7 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
         at, n = _is_hex(at, span, "the centre"), _whole(n, span, "the number of moves")
         if n < 0:
             return ()
-        if n > 10_000:
-            spend(limit + 1, span, limit)  # refused, naming the limit
-        spend(count_within(n), span, limit)
+        spend(count_within(n), span, limit)  # refused before any is made, naming the limit
         return within(at, n)
 
     def _placed(offsets: Any, at: Any, facing: Any, span: Span) -> Any:

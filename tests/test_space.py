@@ -262,8 +262,8 @@ procedure look(rider: fighter, mount: horse, seen: hex, terrain: map hex -> grou
   let horse_there = occupies(mount, seen)
   let near = len(parties_within(rider.at, 1))
   let walls = count(h in terrain and terrain[h] == "Wall" for h in line(rider.at, seen))
-  let feet = distance(rider.at, seen) in feet
-  outcome seen with (horse_there = horse_there, near = near, walls = walls, feet = feet)
+  let reach_ft = distance(rider.at, seen) in feet
+  outcome seen with (horse_there = horse_there, near = near, walls = walls, feet = reach_ft)
 """
 
 
@@ -277,7 +277,75 @@ def test_bodies_parties_terrain_units():
     assert result.values["horse_there"] is True
     assert result.values["near"] == 1  # the rider alone: the horse's nearer end is 2 away
     assert result.values["walls"] == 1
-    assert result.values["feet"] == 15  # "distances in a declared unit": 3 hexes of 5 ft
+    assert result.outcome["feet"] == 15  # "distances in a declared unit": 3 hexes of 5 ft
     assert "let who = horse" in result.explain()
     odds = rb.procedures["look"].odds(rider=rider, mount=mount, seen=Hex(3, 0), terrain=terrain)
     assert odds == {"seen": 1}
+
+
+def test_pattern_words_read_back():
+    # What show and sheets print of a pattern's hex is what a pattern's cell takes.
+    from rulecraft.compiler.space import hex_words
+    from rulecraft.runtime.space import words
+
+    for h in within(Hex(0, 0), 3):
+        assert hex_words(words(h)) == h
+    assert words(Hex(1, 1)) == "ahead + front right"
+
+
+def test_units_checked_and_on_sheets(tmp_path):
+    err = failure('unit feet "ft": 5 per hex\nformula f(x: 0..3) = x not in feet\n')
+    assert "feet is a unit: `d in feet` reads a distance in it" in str(err)
+    assert (err.line, err.column) == (3, 22)
+    rb = compiled(BODIES)
+    assert rulecraft.evaluate(rb, "2 in feet") == 10
+    path = os.path.join(HERE, "rules", "hex_duel.rules")
+    assert rulecraft.load(path).units["metres"].per_hex == 1
+    (tmp_path / "bodies.rules").write_text('rulebook s "S"\n' + BODIES)
+    sheet = CliRunner().invoke(cli, ["sheet", str(tmp_path / "bodies.rules"), "--format", "md"])
+    assert sheet.exit_code == 0, sheet.output
+    assert "Reach Ft = (distance(Rider’s At, Seen) in ft)." in sheet.output
+    assert "| Hexes | = [A horse's two hexes](#a-horses-two-hexes) from At facing Facing |" in \
+        sheet.output
+
+
+def test_house_rules_replace_and_remove_a_pattern(tmp_path):
+    with open(DUEL) as f:
+        (tmp_path / "hex_duel.rules").write_text(f.read())
+    (tmp_path / "wide.rules").write_text(
+        'rulebook wide "Wider front"\nextends "hex_duel.rules"\n'
+        'replace pattern front_hexes "Front hexes, wider":\n  | Hexes |\n'
+        '  | ahead, front left, front right, 2 ahead |\n')
+    (tmp_path / "none.rules").write_text(
+        'rulebook none "No pattern"\nextends "hex_duel.rules"\nremove pattern nope\n')
+    wide = rulecraft.load(str(tmp_path / "wide.rules"))
+    assert wide.patterns["front_hexes"].hexes() == (Hex(1, 0), Hex(1, -1), Hex(0, 1), Hex(2, 0))
+    with pytest.raises(RulecraftError, match="has no pattern 'nope'"):
+        rulecraft.load(str(tmp_path / "none.rules"))
+
+
+def test_eval_of_a_kept_rulebook(tmp_path):
+    # `rulecraft eval` reads a rule file compiled by an earlier process: its patterns too.
+    with open(DUEL) as f:
+        (tmp_path / "hex_duel.rules").write_text(f.read())
+    runner = CliRunner()
+    expression = 'reach["Short", "Right"] from hex(0, 0) facing 1'
+    for _ in range(2):
+        out = runner.invoke(cli, ["eval", str(tmp_path / "hex_duel.rules"), expression])
+        assert out.exit_code == 0, out.output
+        assert out.output.strip() == "(1, -1), (1, 0)"
+
+
+def test_party_at_among_a_list_of_parties():
+    rb = compiled("combatant fighter:\n  name: name\n  state at: hex = hex(0, 0)\n"
+                  "procedure who(party: list fighter, spot: hex):\n"
+                  "  let found = party_at(spot)\n"
+                  "  let near = [c.name for c in parties_within(spot, 1)]\n"
+                  "  if found == none:\n    outcome nobody with near = near\n"
+                  "  outcome somebody with (name = found.name, near = near)\n")
+    party = [rb.combatant(name="Ann", at=[0, 0]), rb.combatant(name="Bo", at=[1, 0]),
+             rb.combatant(name="Cy", at=[4, 0])]
+    result = rb.procedures["who"].run(party=party, spot=Hex(1, 0))
+    assert result.outcome.name == "somebody" and result.outcome["name"] == "Bo"
+    assert result.outcome["near"] == ("Ann", "Bo")
+    assert rb.procedures["who"].run(party=party, spot=(2, 2)).outcome.name == "nobody"
