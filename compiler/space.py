@@ -289,7 +289,8 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
     if name == "step":
         f = facing_arg(em, args[1], env, "step's direction")
         moves = number_arg(em, args[2], env, "step's moves") if n == 3 else "1"
-        return f"_step({first}, {f}, {moves}, {where})", HEX
+        digits = em.scope.limits.number_digits
+        return f"_sized_hex(_step({first}, {f}, {moves}, {where}), {where}, {digits})", HEX
     if name == "mirror":
         f = facing_arg(em, args[1], env, "mirror's line")
         about = hex_arg(em, args[2], env, "mirror's third argument") if n == 3 else "_HERE"
@@ -353,7 +354,9 @@ def space_binary(em: Emitter, node: s.Binary, left: str, lt: T, right: str,
             return em._bad(f"a hex is added to a hex, not to {rt if lt == HEX else lt} (a hex "
                            "n moves away is step(h, direction, n))", node)
         left, right = em.cast(left, lt, "hex", node.left), em.cast(right, rt, "hex", node.right)
-        return f"({left} {node.op} {right})", HEX
+        # Added in a loop a hex could double each pass: its coordinates keep `number_digits`.
+        return f"_sized_hex({left} {node.op} {right}, {em.scope.span_ref(node.span)}, " \
+            f"{em.scope.limits.number_digits})", HEX
     if FACING in (lt, rt) and node.op in ("+", "-") and is_whole(lt) and is_whole(rt):
         sign = "" if node.op == "+" else "-"
         return f"_turn({left}, {sign}({right}), {em.scope.span_ref(node.span)})", FACING

@@ -282,6 +282,15 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
                              source)
         return found
 
+    def _sized_hex(h: Hex, span: Span, digits: int) -> Hex:
+        """A hex whose coordinates keep within `number_digits` digits, as numbers do."""
+        if not (-10 ** digits < h.q < 10 ** digits and -10 ** digits < h.r < 10 ** digits):
+            from .limits import Limits
+
+            raise RangeError(f"this hex's coordinates would have more than {digits} digits "
+                             f"{Limits.hint('number_digits')}", span, source)
+        return h
+
     def _hex(q: Any, r: Any, span: Span) -> Hex:
         return Hex(_whole(q, span, "a hex's q"), _whole(r, span, "a hex's r"))
 
@@ -391,6 +400,7 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
             "_approach": _approach, "_facing_to": _facing_to, "_in_front": _in_front,
             "_distance": _distance, "_party_at": _party_at, "_parties_within": _parties_within,
             "_occupies": _occupies, "_in_unit": _in_unit, "_HERE": HERE,
+            "_sized_hex": _sized_hex,
             "_whole_number": lambda value, span: _whole(value, span, "a hex coordinate")}
 
 

@@ -197,16 +197,19 @@ def test_duel_seeded_log_prints_hexes(duel):
 
 
 def test_duel_scripted_dice(duel):
-    # b (Long reach, two hexes ahead) strikes first; a walks in and strikes back from the front.
+    # b (Long reach: "2 ahead" is in range) strikes first as a steps to (1, 0) and is parried
+    # (a 1); a walks on to (2, 0), and from there each strikes the other in turn (sixes).
     a = duel.combatant(weapon_range="Short", at=[0, 0])
     b = duel.combatant(weapon_range="Long", hand="Left", at=[3, 0], facing=3)
     result = duel.procedures["duel"].run(a=a, b=b, dice=[1, 6, 6, 6, 6, 6])
-    trace = result.explain()
-    assert "f.at = (1, 0)" in trace
-    # a's first blow comes at 12 from (2, 0), in b's front: parried only on 1-3.
-    blows = [e for e in result.trace if e.kind == "call"]
-    assert len(blows) >= 3
-    assert result.combatants["b"].stamina < 3 or result.combatants["a"].stamina == 0
+    assert result.outcome.name == "ended" and result.outcome["time"] == 30
+    assert (result.combatants["a"].stamina, result.combatants["b"].stamina) == (0, 1)
+    assert result.combatants["a"].at == Hex(2, 0)
+    moves = [e.value for e in result.trace if e.kind == "change" and e.name == "f.at"]
+    assert moves == [Hex(1, 0), Hex(2, 0)]
+    blows = [e.name for e in result.trace if e.kind == "outcome" and e.depth == 1]
+    assert blows == ["parried", "hit", "hit", "hit", "hit", "hit"]
+    assert "f.at = (1, 0)" in result.explain()
 
 
 def test_duel_exact_odds_merge_positions(duel):
@@ -349,3 +352,20 @@ def test_party_at_among_a_list_of_parties():
     assert result.outcome.name == "somebody" and result.outcome["name"] == "Bo"
     assert result.outcome["near"] == ("Ann", "Bo")
     assert rb.procedures["who"].run(party=party, spot=(2, 2)).outcome.name == "nobody"
+
+
+def test_a_hex_keeps_its_digits_and_is_given_on_the_command_line(tmp_path):
+    # A hex doubled in a loop is bounded as a number is (docs/untrusted.md: number_digits).
+    rules = tmp_path / "grow.rules"
+    rules.write_text('rulebook g "G"\nprocedure grow(start: hex):\n  let h = start\n'
+                     '  repeat until h.q < 0, at most 1000 times:\n    let h = h + h\n'
+                     '  outcome done with h = h\n'
+                     'procedure place(start: hex):\n  outcome done with h = start\n')
+    runner = CliRunner()
+    grown = runner.invoke(cli, ["run", str(rules), "grow", "start=2,-1"])
+    assert grown.exit_code == 1 and "would have more than 60 digits" in grown.output
+    assert "grow.rules:5:13" in grown.output
+    placed = runner.invoke(cli, ["run", str(rules), "place", "start=[2, -1]"])
+    assert placed.exit_code == 0 and "(2, -1)" in placed.output
+    wrong = runner.invoke(cli, ["run", str(rules), "place", "start=north"])
+    assert wrong.exit_code == 1 and "start must be a hex" in wrong.output
