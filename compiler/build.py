@@ -22,7 +22,7 @@ from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
 from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
-from .space import read_space
+from .patterns import read_space
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
 from .references import plan as plan_references, wire as wire_references

@@ -14,7 +14,8 @@ from .encounters import Schedule, hex_distance, hex_in_front
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, Span,
                      calculation_message)
 from .limits import Limits
-from .space import Hex, make_space_helpers
+from .space import Hex
+from .space_helpers import make_space_helpers
 from .work import opened
 from .tables import CellExpression, Record, Table
 

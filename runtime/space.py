@@ -8,7 +8,7 @@ with fractions), so a hex is a value exact odds can merge states on: frozen, has
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from .encounters import DIRECTIONS
-from .errors import RangeError, Span
+from .errors import Span
 
 
 @attrs.frozen(order=True, slots=True, repr=False)
@@ -269,141 +269,6 @@ def whole(value: Any) -> int | None:
     return None
 
 
-def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
-                       ) -> dict[str, Any]:
-    """The space helpers generated code calls, bound to the rule file's text for errors."""
-
-    def _whole(value: Any, span: Span, what: str) -> int:
-        found = whole(value)
-        if found is None:
-            from .values import display
-
-            raise RangeError(f"{what} must be a whole number, not {display(value)}", span,
-                             source)
-        return found
-
-    def _sized_hex(h: Hex, span: Span, digits: int) -> Hex:
-        """A hex whose coordinates keep within `number_digits` digits, as numbers do."""
-        if not (-10 ** digits < h.q < 10 ** digits and -10 ** digits < h.r < 10 ** digits):
-            from .limits import Limits
-
-            raise RangeError(f"this hex's coordinates would have more than {digits} digits "
-                             f"{Limits.hint('number_digits')}", span, source)
-        return h
-
-    def _hex(q: Any, r: Any, span: Span) -> Hex:
-        return Hex(_whole(q, span, "a hex's q"), _whole(r, span, "a hex's r"))
-
-    def _facing(value: Any, span: Span) -> int:
-        return _whole(value, span, "a facing") % 6
-
-    def _is_hex(value: Any, span: Span, what: str) -> Hex:
-        if type(value) is not Hex:
-            from .values import display
-
-            raise RangeError(f"{what} must be a hex, not {display(value)}", span, source)
-        return value
-
-    def _step(at: Any, facing: Any, n: Any, span: Span) -> Hex:
-        return step(_is_hex(at, span, "step's hex"), _facing(facing, span),
-                    _whole(n, span, "the number of moves"))
-
-    def _turn(facing: Any, by: Any, span: Span) -> int:
-        return turn(_facing(facing, span), _whole(by, span, "a turn"))
-
-    def _mirror(h: Any, facing: Any, about: Any, span: Span) -> Hex:
-        return mirror(_is_hex(h, span, "mirror's hex"), _facing(facing, span),
-                      _is_hex(about, span, "the hex mirrored about"))
-
-    def _line(a: Any, b: Any, span: Span, limit: int) -> tuple[Hex, ...]:
-        a, b = _is_hex(a, span, "a line's start"), _is_hex(b, span, "a line's end")
-        spend(distance(a, b) + 1, span, limit)
-        return line(a, b)
-
-    def _within(at: Any, n: Any, span: Span, limit: int) -> tuple[Hex, ...]:
-        at, n = _is_hex(at, span, "the centre"), _whole(n, span, "the number of moves")
-        if n < 0:
-            return ()
-        spend(count_within(n), span, limit)  # refused before any is made, naming the limit
-        return within(at, n)
-
-    def _placed(offsets: Any, at: Any, facing: Any, span: Span) -> Any:
-        at, facing = _is_hex(at, span, "the hex placed at"), _facing(facing, span)
-        if type(offsets) is Hex:
-            return place((offsets,), at, facing)[0]
-        return place((_is_hex(o, span, "a pattern's hex") for o in offsets), at, facing)
-
-    def _pattern(table: dict[tuple[Any, ...], tuple[Hex, ...]], name: str,
-                 keys: tuple[Any, ...], span: Span) -> tuple[Hex, ...]:
-        found = table.get(keys)
-        if found is None:
-            from .values import display
-
-            have = "; ".join(" / ".join(display(k) for k in ks) for ks in table)
-            raise RangeError(f"pattern {name} has no hexes for "
-                             f"{' / '.join(display(k) for k in keys)} (it has: {have})", span,
-                             source)
-        return found
-
-    def _approach(a: Any, b: Any, span: Span) -> Any:
-        return approach(_is_hex(a, span, "a hex"), _is_hex(b, span, "a hex"))
-
-    def _facing_to(a: Any, b: Any, span: Span) -> Any:
-        return facing_to(_is_hex(a, span, "a hex"), _is_hex(b, span, "a hex"))
-
-    def _in_front(at: Any, facing: Any, other: Any, span: Span) -> bool:
-        return in_front(_is_hex(at, span, "a hex"), _facing(facing, span),
-                        _is_hex(other, span, "a hex"))
-
-    def _distance(a: Any, b: Any, span: Span) -> int:
-        return distance(_is_hex(a, span, "a hex"), _is_hex(b, span, "a hex"))
-
-    def _occupied(party: Any) -> tuple[Hex, ...]:
-        """The hexes a party stands in: its `hexes` figure (a body of several hexes), else
-        the one hex it is `at`; none for a party with no place."""
-        figures = getattr(party, "_values", {})
-        body = figures.get("hexes")
-        if isinstance(body, tuple) and all(type(h) is Hex for h in body):
-            return body
-        at = figures.get("at")
-        return (at,) if type(at) is Hex else ()
-
-    def _parties(ctx: Any) -> list[Any]:
-        seen: dict[int, Any] = {}
-        for party in ctx.parties.values():
-            seen.setdefault(id(party), party)
-        return list(seen.values())
-
-    def _party_at(ctx: Any, h: Any, span: Span) -> Any:
-        h = _is_hex(h, span, "party_at's hex")
-        return next((p for p in _parties(ctx) if h in _occupied(p)), None)
-
-    def _parties_within(ctx: Any, h: Any, n: Any, span: Span) -> tuple[Any, ...]:
-        h, n = _is_hex(h, span, "the centre"), _whole(n, span, "the number of moves")
-        return tuple(p for p in _parties(ctx)
-                     if any(distance(h, x) <= n for x in _occupied(p)))
-
-    def _occupies(party: Any, h: Any, span: Span) -> bool:
-        return _is_hex(h, span, "a hex") in _occupied(party)
-
-    def _in_unit(value: Any, per_hex: Any) -> Any:
-        from .values import CONTEXT
-
-        result = value * per_hex
-        if type(result) is Decimal:
-            result = CONTEXT.plus(result)
-            return int(result) if result == result.to_integral_value() else result
-        return result
-
-    return {"_Hex": _hex, "_step": _step, "_turn": _turn, "_mirror": _mirror, "_line": _line,
-            "_within": _within, "_placed": _placed, "_pattern": _pattern,
-            "_approach": _approach, "_facing_to": _facing_to, "_in_front": _in_front,
-            "_distance": _distance, "_party_at": _party_at, "_parties_within": _parties_within,
-            "_occupies": _occupies, "_in_unit": _in_unit, "_HERE": HERE,
-            "_sized_hex": _sized_hex,
-            "_whole_number": lambda value, span: _whole(value, span, "a hex coordinate")}
-
-
 __all__ = ["HERE", "Hex", "Pattern", "Unit", "RELATIVE", "WORDS", "approach", "as_hex", "distance", "facing_to",
-           "in_front", "line", "make_space_helpers", "mirror", "place", "rotate", "step",
+           "in_front", "line", "mirror", "place", "rotate", "step",
            "turn", "whole", "within", "words"]

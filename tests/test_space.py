@@ -239,7 +239,12 @@ def test_fighter_files_take_hexes(tmp_path):
                               str(tmp_path / "b.toml"), "--seed", "2", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert "[2, 0]" in json.dumps(data) or "(2, 0)" in json.dumps(data)
+    moved = next(e for e in data["events"] if e["name"] == "f.at")
+    assert (moved["who"], moved["value"]) == ("a", [1, 0])  # a hex in JSON: as a file writes it
+    assert data["fighters"][1]["at"] == [2, 0]
+    runs = runner.invoke(cli, ["fight", str(rules), str(tmp_path / "a.toml"),
+                               str(tmp_path / "b.toml"), "--runs", "20"])
+    assert runs.exit_code == 0 and "a, mean per fight: facing" in runs.output
     bad = runner.invoke(cli, ["fight", str(rules), str(tmp_path / "a.toml"),
                               str(tmp_path / "bad.toml")])
     assert bad.exit_code == 1 and "at must be a hex" in bad.output
@@ -288,7 +293,7 @@ def test_bodies_parties_terrain_units():
 
 def test_pattern_words_read_back():
     # What show and sheets print of a pattern's hex is what a pattern's cell takes.
-    from rulecraft.compiler.space import hex_words
+    from rulecraft.compiler.patterns import hex_words
     from rulecraft.runtime.space import words
 
     for h in within(Hex(0, 0), 3):
