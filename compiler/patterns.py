@@ -89,7 +89,10 @@ class _PatternReader:
                 continue
             text, span = cells[-1]
             if text.lower().startswith("mirror of"):
-                source = tuple(k.strip() for k in text[len("mirror of"):].split(","))
+                source = tuple(int(k) if kt.kind == "int" and re.fullmatch(r"-?\d+", k) else k
+                               for k, kt in zip((k.strip() for k in
+                                                 text[len("mirror of"):].split(",")),
+                                                key_types))
                 mirrored.append((keys, source, span))
                 continue
             hexes = self._hexes(text, span)
@@ -101,7 +104,7 @@ class _PatternReader:
         for keys, source, span in mirrored:
             found = read.get(source)
             if found is None:
-                self.scope.error(TableError, f"no row {' / '.join(source)} to mirror (a row "
+                self.scope.error(TableError, f"no row {' / '.join(map(str, source))} to mirror (a row "
                                  "names the key cells of a row of hexes, in order)", span)
                 continue
             # "Left handed weapons take the mirror image": through the line of facing 0.
@@ -114,12 +117,17 @@ class _PatternReader:
 
     def _key_type(self, key: Any) -> T:
         t = self.scope.resolve_type(key.type or s.NamedType(key.name, key.span))
-        if t.kind != "name" and t.kind != "any":
+        if t.kind not in ("name", "int", "any"):
             self.scope.error(RuleTypeError, f"a pattern's key is a name (an enum or a table's "
-                             f"rows), not {t}", key.span)
+                             f"rows) or a whole number (1..6), not {t}", key.span)
         return t
 
-    def _key(self, text: str, span: Span, kt: T) -> str:
+    def _key(self, text: str, span: Span, kt: T) -> Any:
+        if kt.kind == "int":  # `by roll: 1..6`: a die's result, as the dodge diagrams are read
+            if re.fullmatch(r"-?\d+", text) is None:
+                self.scope.error(TableError, f"{text!r} is not a whole number", span)
+                return text
+            return int(text)
         domain: Domain | None = kt.domain
         if domain is not None and text not in domain.members:
             self.scope.unknown(domain.name, text, span, list(domain.members))

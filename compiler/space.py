@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.space import RELATIVE
 
-from .types import ANY, BOOL, FACING, HEX, INT, NUM, T
+from .types import ANY, BOOL, FACING, HEX, INT, NUM, T, accepts
 
 if TYPE_CHECKING:
     from .expressions import Emitter, Env
@@ -50,8 +50,10 @@ def space_index(em: Emitter, node: s.Index, code: str, t: T, env: Env) -> tuple[
     codes = []
     for key, kt in zip(node.keys, info.key_types):
         kc, ktype = em.present(*em.expr(key, env), key)
-        if ktype.kind not in ("name", "any"):
+        if not accepts(kt, ktype):
             em._bad(f"a key of pattern {info.decl.name} is {kt}, not {ktype}", key)
+        elif kt.kind == "int":
+            kc = em.cast(kc, ktype, "int", key)
         em.check_member(key, ktype, kt)
         codes.append(kc)
     keys = "(" + "".join(c + ", " for c in codes) + ")"
@@ -195,9 +197,12 @@ def space_binary(em: Emitter, node: s.Binary, left: str, lt: T, right: str,
                  rt: T) -> tuple[str, T] | None:
     """`a + b`, `a - b` of hexes (offsets added); a facing plus or minus turns goes round.
     None when neither side is a hex or a facing."""
-    lt, rt = lt.sure(), rt.sure()
     if node.op not in ("+", "-", "*", "/", "mod"):
         return None  # compared, or looked for: as any other value
+    if "hex" in (lt.kind, rt.kind) or FACING in (lt.sure(), rt.sure()):
+        # `facing_to(a, b) - f.facing`: a value that may be none is checked where it is used.
+        (left, lt), (right, rt) = em.present(left, lt, node.left), em.present(right, rt,
+                                                                               node.right)
     if "hex" in (lt.kind, rt.kind):
         if node.op not in ("+", "-"):
             return em._bad(f"hexes are added and subtracted (an offset: `f.at + hex(1, 0)`), "

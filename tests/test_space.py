@@ -374,3 +374,50 @@ def test_a_hex_keeps_its_digits_and_is_given_on_the_command_line(tmp_path):
     assert placed.exit_code == 0 and "(2, -1)" in placed.output
     wrong = runner.invoke(cli, ["run", str(rules), "place", "start=north"])
     assert wrong.exit_code == 1 and "start must be a hex" in wrong.output
+
+
+DODGE = """enum side: Left, Right
+# "When a defender dodges, he moves one hex to the back ... The direction moved is determined
+#  by rolling a d6 and using the table below. The defender chooses which side is used to bias
+#  the direction obtained (column) and rolls for the result (row)."
+pattern dodge "Dodge directions" by bias: side, roll: 1..6:
+  | Bias  | Roll | Hexes      |
+  | Left  | 1    | back left  |
+  | Left  | 2    | back left  |
+  | Left  | 3    | behind     |
+  | Left  | 4    | behind     |
+  | Left  | 5    | back right |
+  | Left  | 6    | own hex    |
+  | Right | 1    | mirror of Left, 1 |
+  | Right | 2    | mirror of Left, 2 |
+  | Right | 3    | mirror of Left, 3 |
+  | Right | 4    | mirror of Left, 4 |
+  | Right | 5    | mirror of Left, 5 |
+  | Right | 6    | mirror of Left, 6 |
+combatant fighter:
+  state at: hex = hex(0, 0)
+  state facing: facing = 0
+procedure dodge_move "Dodge" (defender: fighter, attacker: fighter, bias: side = "Left"):
+  # "An active defence cannot be made if the attacker is behind the defender"
+  if facing_to(defender.at, attacker.at) - defender.facing in [back_left, behind, back_right]:
+    outcome from_behind
+  roll r = d6
+  for each h in dodge[bias, r] from defender.at facing defender.facing:
+    set defender.at = h
+  outcome dodged with to = defender.at
+"""
+
+
+def test_dodge_diagram_by_a_die_and_attacks_from_behind():
+    rb = compiled(DODGE)
+    assert rb.patterns["dodge"].hexes("Right", 1) == (Hex(-1, 1),)  # back right, mirrored
+    d = rb.combatant(at=[0, 0], facing=1)
+    front = rb.combatant(at=[1, -1])
+    run = rb.procedures["dodge_move"].run
+    assert run(defender=d, attacker=front, dice=[3]).outcome["to"] == Hex(-1, 1)  # behind
+    assert run(defender=d, attacker=rb.combatant(at=[-1, 1])).outcome.name == "from_behind"
+    odds = rb.procedures["dodge_move"].odds(defender=d, attacker=front, by="to")
+    assert odds == {Hex(-1, 0): Fraction(1, 3), Hex(-1, 1): Fraction(1, 3),
+                    Hex(0, 1): Fraction(1, 6), Hex(0, 0): Fraction(1, 6)}
+    err = failure(DODGE.replace("| Left  | 5    | back right |", "| Left  | five | back right |"))
+    assert "'five' is not a whole number" in str(err) and (err.line, err.column) == (12, 13)
