@@ -200,15 +200,15 @@ def in_front(at: Hex, facing: int, other: Hex) -> bool:
 
 
 def within(at: Hex, n: int) -> tuple[Hex, ...]:
-    """Every hex at most n moves from `at`: `at` first, then ring by ring, each ring going
-    round from direction 0."""
+    """Every hex at most n moves from `at`: `at` first, then ring by ring, each ring from the
+    hex straight along direction 0 going round to the left (as facings count)."""
     out = [at]
     for k in range(1, n + 1):
-        h = step(at, 4, k)  # start back-right and walk round: the ring's first hex ahead
-        for d in range(6):
+        h = step(at, 0, k)
+        for side in range(6):
             for _ in range(k):
                 out.append(h)
-                h = step(h, d)
+                h = step(h, (side + 2) % 6)  # along the ring's side to its next corner
     return tuple(out)
 
 

@@ -421,3 +421,23 @@ def test_dodge_diagram_by_a_die_and_attacks_from_behind():
                     Hex(0, 1): Fraction(1, 6), Hex(0, 0): Fraction(1, 6)}
     err = failure(DODGE.replace("| Left  | 5    | back right |", "| Left  | five | back right |"))
     assert "'five' is not a whole number" in str(err) and (err.line, err.column) == (12, 13)
+
+
+def test_a_hex_chosen_by_default_policy_script_and_in_exact_odds():
+    # "To move into a front hex takes a time given by the appropriate move rate": where to move
+    # is a party's choice among the hexes around it.
+    rb = compiled("combatant fighter:\n  state at: hex = hex(0, 0)\n  state facing: facing = 1\n"
+                  "policy forward \"Forward\":\n  to = step(f.at, f.facing)\n"
+                  "procedure walk(f: fighter):\n"
+                  "  choose to by f from hexes_within(f.at, 1) default f.at\n"
+                  "  set f.at = to\n  outcome moved with at = f.at\n")
+    f, walk = rb.combatant(), rb.procedures["walk"]
+    assert walk.run(f=f).outcome["at"] == Hex(0, 0)
+    assert walk.run(f=f, policy="forward").outcome["at"] == Hex(1, -1)
+    assert walk.run(f=f, to=(0, 1)).outcome["at"] == Hex(0, 1)  # a pair, as from JSON
+    assert walk.run(f=f, to="-1, 0").outcome["at"] == Hex(-1, 0)  # as from the command line
+    with pytest.raises(RulecraftError, match=r"f cannot choose '\(5, 5\)' for to"):
+        walk.run(f=f, to=Hex(5, 5))
+    assert walk.odds(f=f, to=Hex(0, 1), by="at") == {Hex(0, 1): 1}
+    assert rulecraft.evaluate(rb, "hexes_within(hex(0, 0), 1)") == (
+        Hex(0, 0), Hex(1, 0), Hex(1, -1), Hex(0, -1), Hex(-1, 0), Hex(-1, 1), Hex(0, 1))
