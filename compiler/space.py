@@ -131,7 +131,9 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
         by = number_arg(em, args[1], env, "turn's turns")
         return f"_turn({f}, {by}, {where})", FACING
     if name == "party_at":
-        return f"_party_at(_ctx, {hex_arg(em, args[0], env, 'party_at asks of')}, {where})", \
+        # `_ctx.parties`: a segment reading it is not cut, so exact odds walk its paths.
+        return f"_party_at(_ctx.parties, {hex_arg(em, args[0], env, 'party_at asks of')}, " \
+            f"{where})", \
             _party(em).or_none()
     if name == "occupies":
         who, wt = em.present(*em.expr(args[0], env), args[0])
@@ -157,7 +159,8 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
         moves = number_arg(em, args[1], env, f"{name}'s moves")
         if name == "hexes_within":
             return f"_within({first}, {moves}, {where}, {limit})", HEX_LIST
-        return f"_parties_within(_ctx, {first}, {moves}, {where})", T("list", item=_party(em))
+        return f"_parties_within(_ctx.parties, {first}, {moves}, {where})", \
+            T("list", item=_party(em))
     second = hex_arg(em, args[1], env, f"{name}'s second argument")
     if name == "distance":
         return f"_distance({first}, {second}, {where})", INT

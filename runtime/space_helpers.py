@@ -111,19 +111,21 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
         at = figures.get("at")
         return (at,) if type(at) is Hex else ()
 
-    def _parties(ctx: Any) -> list[Any]:
+    def _parties(parties: dict[str, Any]) -> list[Any]:
+        """The run's parties (`RunContext.parties`), each once, in the order given."""
         seen: dict[int, Any] = {}
-        for party in ctx.parties.values():
+        for party in parties.values():
             seen.setdefault(id(party), party)
         return list(seen.values())
 
-    def _party_at(ctx: Any, h: Any, span: Span) -> Any:
+    def _party_at(parties: dict[str, Any], h: Any, span: Span) -> Any:
         h = _is_hex(h, span, "party_at's hex")
-        return next((p for p in _parties(ctx) if h in _occupied(p)), None)
+        return next((p for p in _parties(parties) if h in _occupied(p)), None)
 
-    def _parties_within(ctx: Any, h: Any, n: Any, span: Span) -> tuple[Any, ...]:
+    def _parties_within(parties: dict[str, Any], h: Any, n: Any, span: Span
+                        ) -> tuple[Any, ...]:
         h, n = _is_hex(h, span, "the centre"), _whole(n, span, "the number of moves")
-        return tuple(p for p in _parties(ctx)
+        return tuple(p for p in _parties(parties)
                      if any(distance(h, x) <= n for x in _occupied(p)))
 
     def _occupies(party: Any, h: Any, span: Span) -> bool:

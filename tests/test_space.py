@@ -441,3 +441,58 @@ def test_a_hex_chosen_by_default_policy_script_and_in_exact_odds():
     assert walk.odds(f=f, to=Hex(0, 1), by="at") == {Hex(0, 1): 1}
     assert rulecraft.evaluate(rb, "hexes_within(hex(0, 0), 1)") == (
         Hex(0, 0), Hex(1, 0), Hex(1, -1), Hex(0, -1), Hex(-1, 0), Hex(-1, 1), Hex(0, 1))
+
+
+SHOVE = """combatant fighter:
+  name: name
+  state at: hex = hex(0, 0)
+  state hp: 0..5 = 2
+procedure shove(a: fighter, b: fighter):
+  roll r = d6
+  let to = step(b.at, 0, r)
+  if party_at(to) == none:
+    set b.at = to
+    outcome moved
+  outcome blocked
+encounter push(a: fighter, b: fighter):
+  clock rounds "rounds"
+  each round:
+    roll r = d3
+    if party_at(step(b.at, ahead, r)) == a:
+      add -1 to b.hp
+    else:
+      set b.at = step(b.at, behind)
+  ends when b.hp == 0
+  at most 4 rounds
+"""
+
+
+def _push_by_hand() -> Fraction:
+    """The push encounter's chance to end, worked out over its states (distance, hp)."""
+    states = {(2, 2): Fraction(1)}
+    ended = Fraction(0)
+    for _ in range(4):
+        after: dict[tuple[int, int], Fraction] = {}
+        for (dist, hp), p in states.items():
+            hit = Fraction(1, 3) if dist <= 3 else Fraction(0)
+            if hit:
+                if hp == 1:
+                    ended += p * hit
+                else:
+                    after[(dist, hp - 1)] = after.get((dist, hp - 1), 0) + p * hit
+            after[(dist + 1, hp)] = after.get((dist + 1, hp), 0) + p * (1 - hit)
+        states = after
+    return ended
+
+
+def test_parties_on_the_grid_in_exact_odds():
+    # Who stands in a hex is read from the run's parties: a plain procedure's odds walk its
+    # paths (the parties are not a value its states hold), an encounter's go by its states.
+    rb = compiled(SHOVE)
+    a, b = rb.combatant(name="A", at=[3, 0]), rb.combatant(name="B", at=[0, 0])
+    assert rb.procedures["shove"].odds(a=a, b=b) == {"moved": Fraction(5, 6),
+                                                     "blocked": Fraction(1, 6)}
+    assert rb.procedures["shove"].run(a=a, b=b, dice=[3]).outcome.name == "blocked"
+    a = rb.combatant(name="A", at=[2, 0])
+    odds = rb.procedures["push"].odds(a=a, b=b)
+    assert odds["ended"] == _push_by_hand() == Fraction(7, 27)
