@@ -496,3 +496,21 @@ def test_parties_on_the_grid_in_exact_odds():
     a = rb.combatant(name="A", at=[2, 0])
     odds = rb.procedures["push"].odds(a=a, b=b)
     assert odds["ended"] == _push_by_hand() == Fraction(7, 27)
+
+
+def test_a_body_in_exact_odds_against_every_path():
+    # A body of two hexes turned by a rolled facing: the exact odds by states equal the count
+    # over every path of the dice.
+    rb = compiled("combatant fighter:\n  state at: hex = hex(0, 0)\n  state facing: facing = 0\n"
+                  "  derived hexes = [at, step(at, facing)]\n"
+                  "procedure p(a: fighter, b: fighter):\n  roll r = d6\n"
+                  "  set b.at = hex(r, 0)\n  roll s = d6\n  set a.facing = s - 1\n"
+                  "  if occupies(a, b.at):\n    outcome touching\n  outcome apart\n")
+    a, b = rb.combatant(at=[2, 0]), rb.combatant(at=[0, 0])
+    by_paths: dict[str, Fraction] = {}
+    for r in range(1, 7):
+        for s in range(1, 7):
+            name = rb.procedures["p"].run(a=a, b=b, dice=[r, s]).outcome.name
+            by_paths[name] = by_paths.get(name, Fraction(0)) + Fraction(1, 36)
+    assert rb.procedures["p"].odds(a=a, b=b) == by_paths == {"touching": Fraction(2, 9),
+                                                             "apart": Fraction(7, 9)}
