@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # The built-ins of space, with what they take (docs/language.md, "Space").
 SPACE_CALLS = ("hex", "distance", "step", "turn", "mirror", "line", "facing_to", "approach",
-               "in_front", "hexes_within", "party_at", "parties_within", "occupies")
+               "in_front", "hexes_within", "party_at", "parties_within", "occupies", "in_hexes")
 HEX_LIST = T("list", item=HEX)
 
 
@@ -119,7 +119,7 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
     shape = {"hex": (2, 2), "distance": (2, 2), "step": (2, 3), "turn": (2, 2),
              "mirror": (2, 3), "line": (2, 2), "facing_to": (2, 2), "approach": (2, 2),
              "in_front": (3, 3), "hexes_within": (2, 2), "party_at": (1, 1),
-             "parties_within": (2, 2), "occupies": (2, 2)}[name]
+             "parties_within": (2, 2), "occupies": (2, 2), "in_hexes": (2, 2)}[name]
     if not shape[0] <= n <= shape[1]:
         return em._bad(f"{name} takes {_usage(name)}", node)
     limit = em.scope.limits.aggregate_items
@@ -130,6 +130,8 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
         f = facing_arg(em, args[0], env, "turn's first argument")
         by = number_arg(em, args[1], env, "turn's turns")
         return f"_turn({f}, {by}, {where})", FACING
+    if name == "in_hexes":
+        return _in_hexes(em, node, env)
     if name == "party_at":
         # `_ctx.parties`: a segment reading it is not cut, so exact odds walk its paths.
         return f"_party_at(_ctx.parties, {hex_arg(em, args[0], env, 'party_at asks of')}, " \
@@ -177,7 +179,21 @@ def _usage(name: str) -> str:
             "facing, about)", "line": "(hex, hex)", "facing_to": "(hex, hex)",
             "approach": "(hex, hex)", "in_front": "(hex, facing, hex)",
             "hexes_within": "(hex, moves)", "party_at": "(hex)",
-            "parties_within": "(hex, moves)", "occupies": "(party, hex)"}[name]
+            "parties_within": "(hex, moves)", "occupies": "(party, hex)",
+            "in_hexes": "(distance, unit): `in_hexes(30, feet)`"}[name]
+
+
+def _in_hexes(em: Emitter, node: s.Call, env: Env) -> tuple[str, T]:
+    """`in_hexes(30, feet)`: a distance the book gives in its unit, in hexes (exact: a rule
+    rounds it as the book says)."""
+    value, unit = node.args
+    if not isinstance(unit, s.Name) or unit.name not in em.scope.units:
+        return em._bad(f"in_hexes(distance, unit) takes a unit declared with `unit` "
+                       f"({', '.join(em.scope.units) or 'none is'})", unit)
+    code = number_arg(em, value, env, "in_hexes' distance")
+    per = em.scope.units[unit.name].per_hex
+    per_code = repr(per) if isinstance(per, int) else em.scope.constant("C", per)
+    return f"_div({code}, {per_code})", NUM
 
 
 def _party(em: Emitter) -> T:

@@ -307,6 +307,11 @@ def test_units_checked_and_on_sheets(tmp_path):
     assert (err.line, err.column) == (3, 22)
     rb = compiled(BODIES)
     assert rulecraft.evaluate(rb, "2 in feet") == 10
+    # BT's movement in feet per count, on a grid of 5-foot hexes: "… ft" read as hexes.
+    assert rulecraft.evaluate(rb, "in_hexes(30, feet)") == 6
+    assert rulecraft.evaluate(rb, "floor(in_hexes(12, feet))") == 2
+    with pytest.raises(RulecraftError, match="takes a unit declared with `unit` \\(feet\\)"):
+        rulecraft.evaluate(rb, "in_hexes(3, metres)")
     path = os.path.join(HERE, "rules", "hex_duel.rules")
     assert rulecraft.load(path).units["metres"].per_hex == 1
     (tmp_path / "bodies.rules").write_text('rulebook s "S"\n' + BODIES)
