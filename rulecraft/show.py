@@ -25,7 +25,7 @@ from rulecraft.runtime.errors import Span, UnknownNameError
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
-from rulecraft.runtime.space import Pattern
+from rulecraft.runtime.space import Pattern, picture
 from rulecraft.runtime.tables import Column, Key, Table
 from rulecraft.runtime.values import display
 
@@ -52,7 +52,8 @@ def overview(rb: Rulebook) -> dict[str, Any]:
 def _pattern(p: Pattern) -> dict[str, Any]:
     """A pattern's rows: key cells, its hexes as offsets `[q, r]` for facing 0, in words."""
     return {"name": p.name, "title": p.title, "keys": list(p.keys), "line": _line(p.span),
-            "rows": [{"keys": list(keys), "hexes": jsonable(hexes), "words": said}
+            "rows": [{"keys": list(keys), "hexes": jsonable(hexes), "words": said,
+                      "picture": picture(hexes)}
                      for (keys, hexes), (_, said) in zip(p.rows, p.described())]}
 
 

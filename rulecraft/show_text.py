@@ -65,6 +65,10 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
                 f"{' / '.join(r['keys']) or 'all'}: " + ", ".join(f"({q}, {r_})"
                                                                for q, r_ in r["hexes"])
                 for r in data["rows"])]
+        out += ["", "  as drawn (▶ the fighter, facing 0; ● its hexes; ◆ its own hex among them):"]
+        for row in data["rows"]:
+            out += ["", f"  {' / '.join(row['keys']) or data['name']}:"] + \
+                [f"    {line}" for line in row["picture"]]
     else:
         out += _combatant_lines(data)[1:]
     width = len(str(data["rule"][-1]["line"])) if data["rule"] else 1

@@ -243,6 +243,25 @@ def _towards(h: Hex, offset: Hex) -> int:
     return d
 
 
+def picture(hexes: Iterable[Hex]) -> list[str]:
+    """A pattern drawn as the book draws it: the fighter ▶ facing to the right (facing 0),
+    its hexes ●, the other hexes as near ·; the rows of a hex grid, each half a hex over."""
+    marked = set(hexes)
+    radius = max([distance(HERE, h) for h in marked] + [1])
+    grid = {h: ("▶" if h == HERE else "●" if h in marked else "·")
+            for h in within(HERE, radius)}
+    grid.update({h: "●" for h in marked if h != HERE})
+    if HERE in marked:
+        grid[HERE] = "◆"  # the fighter's own hex is one of them
+    rows = sorted({h.r for h in grid})
+    left = min(2 * h.q + h.r for h in grid)
+    lines = []
+    for r in rows:
+        cells = {2 * h.q + h.r - left: mark for h, mark in grid.items() if h.r == r}
+        lines.append("".join(cells.get(x, " ") for x in range(max(cells) + 1)).rstrip())
+    return lines
+
+
 def as_hex(value: Any) -> Hex | None:
     """A hex handed in from Python or a fighter file: a Hex, or a pair `[2, -1]` of whole
     numbers (TOML: `at = [2, -1]`), or the text "2, -1" (a TOML key); None if it is not."""
@@ -270,5 +289,5 @@ def whole(value: Any) -> int | None:
 
 
 __all__ = ["HERE", "Hex", "Pattern", "Unit", "RELATIVE", "WORDS", "approach", "as_hex", "distance", "facing_to",
-           "in_front", "line", "mirror", "place", "rotate", "step",
+           "in_front", "line", "mirror", "picture", "place", "rotate", "step",
            "turn", "whole", "within", "words"]

@@ -107,6 +107,8 @@ def test_pattern_in_show_and_sheet(duel):
     assert 'metres "m": 1 per hex' in shown.output
     entry = runner.invoke(cli, ["show", DUEL, "reach"])
     assert "Short / Right: (1, 0), (0, 1)" in entry.output
+    # The diagram drawn: the fighter facing to the right, ahead and front right marked.
+    assert "  Short / Right:\n     · ·\n    · ▶ ●\n     · ●\n" in entry.output
     sheet = runner.invoke(cli, ["sheet", DUEL, "--format", "md"])
     assert sheet.exit_code == 0, sheet.output
     assert "| Short | Left | ahead; front left |" in sheet.output
