@@ -521,3 +521,24 @@ def test_a_body_in_exact_odds_against_every_path():
             by_paths[name] = by_paths.get(name, Fraction(0)) + Fraction(1, 36)
     assert rb.procedures["p"].odds(a=a, b=b) == by_paths == {"touching": Fraction(2, 9),
                                                              "apart": Fraction(7, 9)}
+
+
+@pytest.mark.parametrize("text, line", [
+    (None, "  derived in_reach = reach[weapon_range, hand] from at facing facing"),
+    (DODGE, "  for each h in dodge[bias, r] from defender.at facing defender.facing:"),
+    (BODIES, 'unit feet "ft": 5 per hex'),
+    (SHOVE, "    if party_at(step(b.at, ahead, r)) == a:"),
+    ('replace pattern front_hexes "Wider":\n  | Hexes |\n  | ahead, 2 ahead |\n'
+     'remove unit metres\n', "remove unit metres"),
+])
+def test_space_formats_and_reads_back(text, line):
+    # parse → format → parse: the printed text is a fixed point, and reads as the same rules
+    # (format_rules checks that it does).
+    if text is None:
+        with open(DUEL) as f:
+            source = f.read()
+    else:
+        source = 'rulebook s "S"\n' + text
+    once = rulecraft.format_rules(source)
+    assert rulecraft.format_rules(once) == once
+    assert line in once.splitlines()
