@@ -542,3 +542,28 @@ def test_space_formats_and_reads_back(text, line):
     once = rulecraft.format_rules(source)
     assert rulecraft.format_rules(once) == once
     assert line in once.splitlines()
+
+
+def test_terrain_handed_to_a_fight(duel):
+    # "It is not possible to move into an obstacle hex": terrain as a map from hex to ground,
+    # a parameter of the encounter given with the fight (keys as pairs, or "q, r" as TOML has).
+    with open(DUEL) as f:
+        source = f.read()
+    source = source.replace('encounter duel "A duel on the grid" (a: fighter, b: fighter):',
+                            'encounter duel "A duel on the grid" (a: fighter, b: fighter, '
+                            'terrain: map hex -> ground):')
+    source = source.replace("    else if facing_to(f.at, foe.at) != f.facing:",
+                            "    else if terrain[step(f.at, f.facing)] == \"Wall\":\n"
+                            "      act f after 5\n"
+                            "    else if facing_to(f.at, foe.at) != f.facing:")
+    rb = rulecraft.compile(source, "walled.rules")
+    a = rb.combatant(weapon_range="Short")
+    b = rb.combatant(weapon_range="Short", at=[2, 0], facing=3)
+    ground = {(x, 0): "Open" for x in range(-3, 4)}
+    walled = rb.fight([a, b], seed=1, settings={"terrain": {**ground, "1, 0": "Wall"}}, until=30)
+    assert walled.result.combatants["a"].at == Hex(0, 0)  # the wall stands between them
+    assert "f.at" not in walled.log()
+    open_ground = rb.fight([a, b], seed=1, settings={"terrain": ground}, until=30)
+    assert "f.at = (1, 0)" in open_ground.log()
+    with pytest.raises(RulecraftError, match="terrain key must be a hex"):
+        rb.fight([a, b], seed=1, settings={"terrain": {"north": "Wall"}})
