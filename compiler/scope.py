@@ -73,7 +73,7 @@ class Scope:
     procedure_checks: dict[tuple[str, str], str] = attrs.field(factory=dict)  # -> Param global
     schemas: dict[str, Any] = attrs.field(factory=dict)  # procedure -> outcomes.Schema
     policies: dict[str, s.PolicyDecl] = attrs.field(factory=dict)
-    patterns: dict[str, Any] = attrs.field(factory=dict)  # name -> compiler.space.PatternInfo
+    patterns: dict[str, Any] = attrs.field(factory=dict)  # name -> compiler.patterns.PatternInfo
     units: dict[str, Any] = attrs.field(factory=dict)  # name -> runtime.space.Unit
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value

@@ -567,3 +567,21 @@ def test_terrain_handed_to_a_fight(duel):
     assert "f.at = (1, 0)" in open_ground.log()
     with pytest.raises(RulecraftError, match="terrain key must be a hex"):
         rb.fight([a, b], seed=1, settings={"terrain": {"north": "Wall"}})
+
+
+def test_sums_of_hexes_and_facings_in_exact_odds():
+    # Exact odds add rolls as they are rolled (compiler/sums.py): hexes and facings summed
+    # from rolls keep their own arithmetic (a facing goes round), as every path says.
+    rb = compiled("combatant fighter:\n  state at: hex = hex(0, 0)\n  state facing: facing = 4\n"
+                  "procedure p(b: fighter):\n  roll r = d3\n  roll t = d3\n"
+                  "  let g = b.facing + r + t\n  let to = b.at + hex(r, 0) + hex(0, t)\n"
+                  "  outcome done with (g = g, to = to)\n")
+    b, p = rb.combatant(), rb.procedures["p"]
+    for by in ("g", "to"):
+        paths: dict[object, Fraction] = {}
+        for r in range(1, 4):
+            for t in range(1, 4):
+                value = p.run(b=b, dice=[r, t]).outcome[by]
+                paths[value] = paths.get(value, Fraction(0)) + Fraction(1, 9)
+        assert p.odds(b=b, by=by) == paths
+    assert p.odds(b=b, by="g")[0] == Fraction(1, 9)  # 4 + 1 + 1 is 6: facing 0
