@@ -10,6 +10,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.errors import RangeError, RulecraftError, RuleTypeError, UnknownNameError
+from rulecraft.runtime.space import RELATIVE
 from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
@@ -195,7 +196,8 @@ class Emitter:
         found = space_name(self, node)
         if found is not None:
             return found
-        known = list(env) + list(self.scope.tables) + list(self.scope.patterns)
+        known = list(env) + list(self.scope.tables) + list(self.scope.patterns) + \
+            list(RELATIVE)
         self.scope.unknown("name", node.name, node.span, known)
         return "None", ANY
 

@@ -147,6 +147,7 @@ def test_pattern_errors_at_the_cell(row, message, column):
     ("let x = distance(f.at)", "distance takes (hex, hex)", 11),
     ("let x = f.at in hexes_within(f.at, \"two\")", "hexes_within's moves is a whole number",
      38),
+    ("let x = step(f.at, behnid)", "did you mean 'behind'?", 22),
 ])
 def test_space_compile_errors(step, message, column):
     err = failure("enum reach_class: Short, Long\nenum hand: Right, Left\n"
