@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import RangeError, Span
+from .values import display
 from .space import (HERE, Hex, approach, count_within, distance, facing_to, in_front, line,
                     mirror, place, step, turn, whole, within)
 
@@ -19,9 +20,7 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
     def _whole(value: Any, span: Span, what: str) -> int:
         found = whole(value)
         if found is None:
-            from .values import display
-
-            raise RangeError(f"{what} must be a whole number, not {display(value)}", span,
+            raise RangeError(f"{what} must be a whole number, not {_shown(value)}", span,
                              source)
         return found
 
@@ -42,9 +41,7 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
 
     def _is_hex(value: Any, span: Span, what: str) -> Hex:
         if type(value) is not Hex:
-            from .values import display
-
-            raise RangeError(f"{what} must be a hex, not {display(value)}", span, source)
+            raise RangeError(f"{what} must be a hex, not {_shown(value)}", span, source)
         return value
 
     def _step(at: Any, facing: Any, n: Any, span: Span) -> Hex:
@@ -80,8 +77,6 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
                  keys: tuple[Any, ...], span: Span) -> tuple[Hex, ...]:
         found = table.get(keys)
         if found is None:
-            from .values import display
-
             have = "; ".join(" / ".join(display(k) for k in ks) for ks in table)
             raise RangeError(f"pattern {name} has no hexes for "
                              f"{' / '.join(display(k) for k in keys)} (it has: {have})", span,
@@ -148,6 +143,14 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
             "_sized_hex": _sized_hex,
             "_whole_number": lambda value, span: _whole(value, span, "a hex coordinate")}
 
+
+
+
+def _shown(value: Any) -> str:
+    """A value in an error message: none said as none, a name quoted."""
+    if value is None:
+        return "none"
+    return repr(value) if type(value) is str else display(value)
 
 
 __all__ = ["make_space_helpers"]
