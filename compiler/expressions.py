@@ -663,7 +663,7 @@ class Emitter:
                                      f"{at}", arg)
             # A record's cell printed `2` is a number: checked whole as the rule runs.
             codes = [c if at.kind == "int" else
-                     f"_whole_number({c}, {self.scope.span_ref(arg.span)})"
+                     f"_sp_whole({c}, {self.scope.span_ref(arg.span)})"
                      for (c, at), arg in zip(args, node.args)]
             return f"_{name}({', '.join(codes)})", (INT if name == "hex_distance" else BOOL)
         if name in ("has", "remaining") and len(args) == 2:

@@ -104,8 +104,9 @@ class _PatternReader:
         for keys, source, span in mirrored:
             found = read.get(source)
             if found is None:
-                self.scope.error(TableError, f"no row {' / '.join(map(str, source))} to mirror (a row "
-                                 "names the key cells of a row of hexes, in order)", span)
+                named = " / ".join(map(str, source))
+                self.scope.error(TableError, f"no row {named} to mirror (a row names the key "
+                                 "cells of a row of hexes, in order)", span)
                 continue
             # "Left handed weapons take the mirror image": through the line of facing 0.
             read[keys] = tuple(mirror(h) for h in found)

@@ -57,7 +57,7 @@ def space_index(em: Emitter, node: s.Index, code: str, t: T, env: Env) -> tuple[
         em.check_member(key, ktype, kt)
         codes.append(kc)
     keys = "(" + "".join(c + ", " for c in codes) + ")"
-    return f"_pattern({code}, {info.decl.name!r}, {keys}, {em.scope.span_ref(node.span)})", \
+    return f"_sp_pattern({code}, {info.decl.name!r}, {keys}, {em.scope.span_ref(node.span)})", \
         HEX_LIST
 
 
@@ -76,7 +76,7 @@ def visit_placed(em: Emitter, node: s.Placed, env: Env) -> tuple[str, T]:
     at = hex_arg(em, node.at, env, "`from` names the hex it is put down at")
     facing = facing_arg(em, node.facing, env, "`facing`")
     where = em.scope.span_ref(node.span)
-    return f"_placed({offsets}, {at}, {facing}, {where})", (HEX if ot == HEX else HEX_LIST)
+    return f"_sp_placed({offsets}, {at}, {facing}, {where})", (HEX if ot == HEX else HEX_LIST)
 
 
 def hex_arg(em: Emitter, node: s.Expr, env: Env, what: str) -> str:
@@ -125,52 +125,52 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
     limit = em.scope.limits.aggregate_items
     if name == "hex":
         q, r = (number_arg(em, a, env, "a hex's coordinate") for a in args)
-        return f"_Hex({q}, {r}, {where})", HEX
+        return f"_sp_hex({q}, {r}, {where})", HEX
     if name == "turn":
         f = facing_arg(em, args[0], env, "turn's first argument")
         by = number_arg(em, args[1], env, "turn's turns")
-        return f"_turn({f}, {by}, {where})", FACING
+        return f"_sp_turn({f}, {by}, {where})", FACING
     if name == "in_hexes":
         return _in_hexes(em, node, env)
     if name == "party_at":
         # `_ctx.parties`: a segment reading it is not cut, so exact odds walk its paths.
-        return f"_party_at(_ctx.parties, {hex_arg(em, args[0], env, 'party_at asks of')}, " \
+        return f"_sp_party_at(_ctx.parties, {hex_arg(em, args[0], env, 'party_at asks of')}, " \
             f"{where})", \
             _party(em).or_none()
     if name == "occupies":
         who, wt = em.present(*em.expr(args[0], env), args[0])
         if wt.kind not in ("combatant", "any"):
             em._bad(f"occupies(party, hex) asks of a combatant, not {wt}", args[0])
-        return f"_occupies({who}, {hex_arg(em, args[1], env, 'occupies asks of')}, " \
+        return f"_sp_occupies({who}, {hex_arg(em, args[1], env, 'occupies asks of')}, " \
             f"{where})", BOOL
     first = hex_arg(em, args[0], env, f"{name}'s first argument")
     if name == "step":
         f = facing_arg(em, args[1], env, "step's direction")
         moves = number_arg(em, args[2], env, "step's moves") if n == 3 else "1"
         digits = em.scope.limits.number_digits
-        return f"_sized_hex(_step({first}, {f}, {moves}, {where}), {where}, {digits})", HEX
+        return f"_sp_sized(_sp_step({first}, {f}, {moves}, {where}), {where}, {digits})", HEX
     if name == "mirror":
         f = facing_arg(em, args[1], env, "mirror's line")
-        about = hex_arg(em, args[2], env, "mirror's third argument") if n == 3 else "_HERE"
-        return f"_mirror({first}, {f}, {about}, {where})", HEX
+        about = hex_arg(em, args[2], env, "mirror's third argument") if n == 3 else "_sp_HERE"
+        return f"_sp_mirror({first}, {f}, {about}, {where})", HEX
     if name == "in_front":
         f = facing_arg(em, args[1], env, "in_front's facing")
         other = hex_arg(em, args[2], env, "in_front's third argument")
-        return f"_in_front({first}, {f}, {other}, {where})", BOOL
+        return f"_sp_in_front({first}, {f}, {other}, {where})", BOOL
     if name in ("hexes_within", "parties_within"):
         moves = number_arg(em, args[1], env, f"{name}'s moves")
         if name == "hexes_within":
-            return f"_within({first}, {moves}, {where}, {limit})", HEX_LIST
-        return f"_parties_within(_ctx.parties, {first}, {moves}, {where})", \
+            return f"_sp_within({first}, {moves}, {where}, {limit})", HEX_LIST
+        return f"_sp_parties_within(_ctx.parties, {first}, {moves}, {where})", \
             T("list", item=_party(em))
     second = hex_arg(em, args[1], env, f"{name}'s second argument")
     if name == "distance":
-        return f"_distance({first}, {second}, {where})", INT
+        return f"_sp_distance({first}, {second}, {where})", INT
     if name == "line":
-        return f"_line({first}, {second}, {where}, {limit})", HEX_LIST
+        return f"_sp_line({first}, {second}, {where}, {limit})", HEX_LIST
     if name == "facing_to":
-        return f"_facing_to({first}, {second}, {where})", FACING.or_none()
-    return f"_approach({first}, {second}, {where})", INT.or_none()
+        return f"_sp_facing_to({first}, {second}, {where})", FACING.or_none()
+    return f"_sp_approach({first}, {second}, {where})", INT.or_none()
 
 
 def _usage(name: str) -> str:
@@ -231,11 +231,11 @@ def space_binary(em: Emitter, node: s.Binary, left: str, lt: T, right: str,
                            "n moves away is step(h, direction, n))", node)
         left, right = em.cast(left, lt, "hex", node.left), em.cast(right, rt, "hex", node.right)
         # Added in a loop a hex could double each pass: its coordinates keep `number_digits`.
-        return f"_sized_hex({left} {node.op} {right}, {em.scope.span_ref(node.span)}, " \
+        return f"_sp_sized({left} {node.op} {right}, {em.scope.span_ref(node.span)}, " \
             f"{em.scope.limits.number_digits})", HEX
     if FACING in (lt, rt) and node.op in ("+", "-") and is_whole(lt) and is_whole(rt):
         sign = "" if node.op == "+" else "-"
-        return f"_turn({left}, {sign}({right}), {em.scope.span_ref(node.span)})", FACING
+        return f"_sp_turn({left}, {sign}({right}), {em.scope.span_ref(node.span)})", FACING
     return None
 
 
@@ -258,8 +258,8 @@ def unit_of(em: Emitter, node: s.Binary, left: str, lt: T, env: Env) -> tuple[st
     per = repr(unit.per_hex) if isinstance(unit.per_hex, int) else \
         em.scope.constant("C", unit.per_hex)
     whole = isinstance(unit.per_hex, int) and lt.sure().kind == "int"
-    return f"_in_unit({left}, {per})", (INT if whole else NUM)
+    return f"_sp_in_unit({left}, {per})", (INT if whole else NUM)
 
 
-__all__ = ["HEX_LIST", "SPACE_CALLS", "facing_arg", "hex_arg", "space_attr", "space_binary", "space_call", "space_index",
-           "space_name", "unit_of", "visit_placed"]
+__all__ = ["HEX_LIST", "SPACE_CALLS", "facing_arg", "hex_arg", "space_attr", "space_binary",
+           "space_call", "space_index", "space_name", "unit_of", "visit_placed"]

@@ -288,6 +288,6 @@ def whole(value: Any) -> int | None:
     return None
 
 
-__all__ = ["HERE", "Hex", "Pattern", "Unit", "RELATIVE", "WORDS", "approach", "as_hex", "distance", "facing_to",
-           "in_front", "line", "mirror", "picture", "place", "rotate", "step",
-           "turn", "whole", "within", "words"]
+__all__ = ["HERE", "Hex", "Pattern", "Unit", "RELATIVE", "WORDS", "approach", "as_hex", "distance",
+           "facing_to", "in_front", "line", "mirror", "picture", "place", "rotate",
+           "step", "turn", "whole", "within", "words"]

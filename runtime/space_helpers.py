@@ -135,13 +135,14 @@ def make_space_helpers(source: str, spend: Callable[[int, Span, int], None]
             return int(result) if result == result.to_integral_value() else result
         return result
 
-    return {"_Hex": _hex, "_step": _step, "_turn": _turn, "_mirror": _mirror, "_line": _line,
-            "_within": _within, "_placed": _placed, "_pattern": _pattern,
-            "_approach": _approach, "_facing_to": _facing_to, "_in_front": _in_front,
-            "_distance": _distance, "_party_at": _party_at, "_parties_within": _parties_within,
-            "_occupies": _occupies, "_in_unit": _in_unit, "_HERE": HERE,
-            "_sized_hex": _sized_hex,
-            "_whole_number": lambda value, span: _whole(value, span, "a hex coordinate")}
+    # `_sp_`: apart from the names generated code binds itself (an encounter's `_turn`).
+    return {"_sp_hex": _hex, "_sp_step": _step, "_sp_turn": _turn, "_sp_mirror": _mirror,
+            "_sp_line": _line, "_sp_within": _within, "_sp_placed": _placed,
+            "_sp_pattern": _pattern, "_sp_approach": _approach, "_sp_facing_to": _facing_to,
+            "_sp_in_front": _in_front, "_sp_distance": _distance, "_sp_party_at": _party_at,
+            "_sp_parties_within": _parties_within, "_sp_occupies": _occupies,
+            "_sp_in_unit": _in_unit, "_sp_HERE": HERE, "_sp_sized": _sized_hex,
+            "_sp_whole": lambda value, span: _whole(value, span, "a hex coordinate")}
 
 
 

@@ -40,7 +40,8 @@ def failure(body: str) -> RulecraftError:
     ("hex(2, -1) + hex(1, 1)", Hex(3, 0)), ("hex(2, -1) - hex(2, -1)", Hex(0, 0)),
     ("hex(2, -1) == hex(2, -1)", True), ("hex(2, -1) != hex(2, -1)", False),
     ("hex(2, -1).q", 2), ("hex(2, -1).r", -1), ("hex(2, -1).s", -1),
-    ("hex(1, 0) in [hex(0, 0), hex(1, 0)]", True), ("hex(5, 0) in hexes_within(hex(0, 0), 4)", False),
+    ("hex(1, 0) in [hex(0, 0), hex(1, 0)]", True),
+    ("hex(5, 0) in hexes_within(hex(0, 0), 4)", False),
     ("distance(hex(0, 0), hex(2, -1))", 2), ("hex_distance(hex(0, 0), hex(-3, 3))", 3),
     ("hex_distance(0, 0, 2, -1)", 2), ("hex_in_front(0, 0, 3, -2, 0)", True),
     ("step(hex(0, 0), 0)", Hex(1, 0)), ("step(hex(0, 0), ahead, 3)", Hex(3, 0)),
@@ -54,7 +55,8 @@ def failure(body: str) -> RulecraftError:
 def test_hex_expressions(expression, value):
     # Issue 15: "A `hex` value (axial or cube coordinates: `+`, `-`, `==`, `in`), the six
     # directions and twelve approaches (sides and vertices) readable from rules, built-ins in the
-    # style of `hex_distance`/`hex_in_front`: step, turn, mirror, line, facing_to, … hexes within N."
+    # style of `hex_distance`/`hex_in_front`: step, turn, mirror, line, facing_to, … hexes
+    # within N."
     rb = compiled("formula f(x: 0..1) = 1\n")
     assert rulecraft.evaluate(rb, expression) == value
 
@@ -179,7 +181,8 @@ def test_record_cells_holding_coordinates_need_no_floor():
     rb = compiled("table spots by spot:\n  | Spot | Q   | R    |\n"
                   "  | Gate | 2.0 | -1   |\n  | Well | 0.5 | 1    |\n"
                   "formula gate(x: 0..1) = hex(spots[\"Gate\"].q, spots[\"Gate\"].r)\n"
-                  "formula far(x: 0..1) = hex_distance(0, 0, spots[\"Gate\"].q, spots[\"Gate\"].r)\n"
+                  "formula far(x: 0..1) = "
+                  "hex_distance(0, 0, spots[\"Gate\"].q, spots[\"Gate\"].r)\n"
                   "formula well(x: 0..1) = hex(spots[\"Well\"].q, spots[\"Well\"].r)\n")
     assert rb.formulas["gate"](0) == Hex(2, -1)
     assert rb.formulas["far"](0) == 2
@@ -586,3 +589,19 @@ def test_sums_of_hexes_and_facings_in_exact_odds():
                 paths[value] = paths.get(value, Fraction(0)) + Fraction(1, 9)
         assert p.odds(b=b, by=by) == paths
     assert p.odds(b=b, by="g")[0] == Fraction(1, 9)  # 4 + 1 + 1 is 6: facing 0
+
+
+def test_front_and_back_hexes_take_their_times(duel):
+    # "To move into a front hex takes a time given by the appropriate move rate. To move into a
+    # back hex takes twice this time."
+    a = duel.combatant(weapon_range="Short", walk=6)
+    b = duel.combatant(weapon_range="Short", at=[4, 0], facing=3)
+    run = duel.procedures["duel"].run
+    # The choice `to` is scripted for both fighters, in turn order: a, b, a, …
+    front = run(a=a, b=b, dice=[6] * 20, to=[(1, 0), (3, 0), (2, -1)], time_limit=11)
+    back = run(a=a, b=b, dice=[6] * 20, to=[(-1, 0), (3, 0), (2, 0)], time_limit=11)
+    times = [[(e.value, e.depth) for e in r.trace if e.kind == "let" and e.name == "move_time"]
+             for r in (front, back)]
+    assert [t for t, _ in times[0]] == [6, 6, 6]  # a ahead, b ahead, a front left
+    assert [t for t, _ in times[1]] == [12, 6, 6]  # a behind: a back hex, twice the time
+    assert front.combatants["a"].at == Hex(2, -1) and back.combatants["a"].at == Hex(-1, 0)
