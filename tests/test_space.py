@@ -339,6 +339,12 @@ def test_house_rules_replace_and_remove_a_pattern(tmp_path):
         'rulebook none "No pattern"\nextends "hex_duel.rules"\nremove pattern nope\n')
     wide = rulecraft.load(str(tmp_path / "wide.rules"))
     assert wide.patterns["front_hexes"].hexes() == (Hex(1, 0), Hex(1, -1), Hex(0, 1), Hex(2, 0))
+    said = CliRunner().invoke(cli, ["diff", str(tmp_path / "hex_duel.rules"),
+                                    str(tmp_path / "wide.rules")])
+    assert said.output.splitlines() == [
+        "pattern front_hexes: changed",
+        "  hexes: was ahead; front left; front right; now ahead; front left; front right; "
+        "2 ahead"]
     with pytest.raises(RulecraftError, match="has no pattern 'nope'"):
         rulecraft.load(str(tmp_path / "none.rules"))
 
