@@ -14,6 +14,7 @@ from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
+from rulecraft.runtime.space import Hex
 
 from .cells import number, parse_dice
 from .clock_events import check_labels
@@ -27,13 +28,14 @@ from .outcomes import Schema
 from .recursion import measures
 from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
+from .patterns import read_space
 from .columns import read_notations
 from .tables import PendingCell, TableBuilder
 from rulecraft.runtime.knowledge import StandingRule
 
 from .referee import check_standing
 from .references import plan as plan_references, wire as wire_references
-from .types import ANY, T, Domain
+from .types import ANY, FACING, T, Domain
 
 
 # What `rulecraft eval` needs to compile one more expression against a compiled rulebook.
@@ -94,6 +96,7 @@ class _Compiler:
         self.scope.time_units = gather_time_units(decls, self.scope)
         self._enums(decls)
         tables = self._tables(decls)
+        patterns, units = read_space(self.scope, decls)
         self._model_fields()  # formulas may read a combatant's fields
         formula_order = self._formula_order()
         formula_fields = self._formulas(formula_order)
@@ -133,6 +136,7 @@ class _Compiler:
         rulebook.standing = tuple(
             StandingRule(d.condition, d.choice, d.mode, _options_of(d.options), d.span)
             for d in self.scope.standing)
+        rulebook.patterns, rulebook.units = patterns, units
         return rulebook
 
     # -- passes ----------------------------------------------------------------------------
@@ -326,8 +330,10 @@ class _Compiler:
         t = self.scope.resolve_type(node)
         if t.kind == "name" and t.domain is not None:
             return ValueType("enum", node.name, members=t.domain.members)
+        if t == FACING:  # checked like 0..5: a facing set to 6 is an error, turns go round
+            return ValueType("integer", node.name, 0, 5)
         kinds = {"int": "integer", "num": "number", "bool": "bool", "dice": "dice",
-                 "name": "name", "combatant": "combatant"}
+                 "name": "name", "combatant": "combatant", "hex": "hex"}
         return ValueType(kinds.get(t.kind, "any"), node.name)
 
     def _model_fields(self) -> None:
@@ -616,6 +622,11 @@ def _literal(node: s.Expr | None) -> Any:
     if isinstance(node, s.Unary) and node.op == "-" and isinstance(node.operand, s.Number):
         value = number(node.operand.text)
         return -value
+    if isinstance(node, s.Call) and node.name == "hex" and len(node.args) == 2 and \
+            not node.named:  # `state at: hex = hex(0, 0)`
+        q, r = (_literal(a) for a in node.args)
+        if type(q) is int and type(r) is int:
+            return Hex(q, r)
     return None
 
 

@@ -10,6 +10,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse_expression
 from rulecraft.runtime.errors import RangeError, RulecraftError, RuleTypeError, UnknownNameError
+from rulecraft.runtime.space import RELATIVE
 from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
@@ -21,6 +22,8 @@ from .banded import BandedLookups
 from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
 from .sides import SIDE_BUILTINS
+from .space import (SPACE_CALLS, space_attr, space_binary, space_call, space_index, space_name,
+                    unit_of, visit_placed)
 from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
                     accepts, is_collection, is_number, join)
 
@@ -37,7 +40,7 @@ BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
                    "action", "last_action",
                    "hex_distance",
-                   "hex_in_front", *ORDER_BUILTINS, *AGGREGATES, *SIDE_BUILTINS})
+                   "hex_in_front", *SPACE_CALLS, *ORDER_BUILTINS, *AGGREGATES, *SIDE_BUILTINS})
 # A value read from a table expression with its given figures: known only when the rule runs,
 # and none where the cell is blank (or the expression gives none).
 GIVEN = T("any", maybe=True)
@@ -56,6 +59,7 @@ class Emitter(OrderedExpressions, BandedLookups):
             s.Conditional: self.visit_Conditional, s.Attr: self.visit_Attr,
             s.Index: self.visit_Index, s.Call: self.visit_Call, s.Aggregate: self.visit_Aggregate,
             s.RangeExpr: self.visit_RangeExpr,
+            s.Placed: lambda node, env: visit_placed(self, node, env),
         }
         self._limits_ref: str | None = None
         self._nested = False  # inside an expression being translated
@@ -230,7 +234,11 @@ class Emitter(OrderedExpressions, BandedLookups):
             unit = unit_name(self, node.name, self.scope.time_units.current)
             if unit is not None:
                 return unit
-        known = list(env) + list(self.scope.tables)
+        found = space_name(self, node)
+        if found is not None:
+            return found
+        known = list(env) + list(self.scope.tables) + list(self.scope.patterns) + \
+            list(RELATIVE)
         self.scope.unknown("name", node.name, node.span, known)
         return "None", ANY
 
@@ -272,6 +280,9 @@ class Emitter(OrderedExpressions, BandedLookups):
             right, rt = self.expr(node.right, env)
         finally:
             self._summing = not outermost
+        spatial = space_binary(self, node, left, lt, right, rt)
+        if spatial is not None:
+            return spatial
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
             if lt.kind == "combatant" and rt.kind == "combatant":
@@ -329,6 +340,9 @@ class Emitter(OrderedExpressions, BandedLookups):
         """`x in c`, `x not in c`: in a range, two comparisons; in a list written out, Python's
         own `in`; in any other list, a look through it, spent from the budget of items."""
         negated = "not " if node.op == "not in" else ""
+        unit = unit_of(self, node, left, lt, env)
+        if unit is not None:
+            return unit
         if isinstance(node.right, s.RangeExpr):
             ends = self._range_ends(node.right, env)
             if ends is None:
@@ -433,6 +447,8 @@ class Emitter(OrderedExpressions, BandedLookups):
             return f"{code}._values[{node.name!r}]", ft
         if t.kind == "outcome":
             return self._outcome_field(node, code, t)
+        if t.kind == "hex":
+            return space_attr(self, node, code)
         return self._bad(f"{t} has no fields (asked for .{node.name})", node)
 
     def _outcome_field(self, node: s.Attr, code: str, t: T) -> tuple[str, T]:
@@ -460,6 +476,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         if t.kind == "table":
             look = self._table_lookup(node, code, self.scope.tables[t.ref or ""], env)
             return ("None", ANY) if look is None else self._table_value(node, look)
+        if t.kind == "pattern":
+            return space_index(self, node, code, t, env)
         keys = [self.present(*self.expr(k, env), k) for k in node.keys]
         if node.given:
             return self._bad("only a table with `given` figures is looked up with them", node)
@@ -670,6 +688,9 @@ class Emitter(OrderedExpressions, BandedLookups):
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name
+        spatial = space_call(self, node, env)
+        if spatial is not None:
+            return spatial
         if name in ("len", "count") and len(node.args) == (2 if name == "count" else 1):
             return self._count(node, env)
         ordered = self.member_order(node, env)
@@ -710,11 +731,14 @@ class Emitter(OrderedExpressions, BandedLookups):
         if name in ("hex_distance", "hex_in_front") and len(args) == (4 if name ==
                                                                    "hex_distance" else 5):
             for (_, at), arg in zip(args, node.args):
-                if at.kind not in ("int", "any"):
+                if at.kind not in ("int", "num", "any"):
                     return self._bad(f"{name} takes whole numbers (hex coordinates"
                                      f"{', a facing' if name == 'hex_in_front' else ''}), not "
                                      f"{at}", arg)
-            codes = [self.cast(c, at, "int", arg) for (c, at), arg in zip(args, node.args)]
+            # A record's cell printed `2` is a number: checked whole as the rule runs.
+            codes = [c if at.kind == "int" else
+                     f"_sp_whole({c}, {self.scope.span_ref(arg.span)})"
+                     for (c, at), arg in zip(args, node.args)]
             return f"_{name}({', '.join(codes)})", (INT if name == "hex_distance" else BOOL)
         if name in ("has", "remaining") and len(args) == 2:
             (who, wt), (cond, ct) = args

@@ -34,6 +34,7 @@ KINDS: dict[type, str] = {s.EnumDecl: "enum", s.TableDecl: "table", s.FormulaDec
                           s.CombatantDecl: "combatant", s.ProcedureDecl: "procedure",
                           s.NotationDecl: "notation", s.ReferenceDecl: "reference",
                           s.PolicyDecl: "policy"}
+KINDS.update({s.PatternDecl: "pattern", s.UnitDecl: "unit"})  # space (compiler/space.py)
 HOUSE_ONLY = (s.ReplaceDecl, s.AmendDecl, s.RemoveDecl)
 
 

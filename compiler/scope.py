@@ -17,6 +17,10 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .sides import UNION, common_fields
 from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
+from .types import ANY, BOOL, DICE, FACING, HEX, INT, NUM, T, Domain
+
+# The types of space (docs/language.md, "Space"): a hex of the grid and a facing, 0 to 5.
+SPACE_TYPES = {"hex": HEX, "facing": FACING}
 
 MAX_HINTS = 50  # "did you mean" hints per compile
 # A prefix constant() is called with, as the kind a global's name starts with.
@@ -75,6 +79,8 @@ class Scope:
     # and its callees'), and the standing constraints on choices.
     choice_info: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     standing: list[Any] = attrs.field(factory=list)
+    patterns: dict[str, Any] = attrs.field(factory=dict)  # name -> compiler.patterns.PatternInfo
+    units: dict[str, Any] = attrs.field(factory=dict)  # name -> runtime.space.Unit
     constants: dict[str, Any] = attrs.field(factory=dict)  # generated-code globals
     shared: dict[tuple[Any, ...], str] = attrs.field(factory=dict)  # constant() by value
     hints: int = 0  # "did you mean" hints given so far (each one compares with every name)
@@ -244,9 +250,11 @@ class Scope:
         domain = self.domain(name)
         if domain is not None:
             return T("name", domain=domain)
+        if name in SPACE_TYPES:  # after the rule's own names: an enum `facing` stays its own
+            return SPACE_TYPES[name]
         if name in self.models:
             return T("combatant", ref=name)
-        known = ["integer", "number", *self.enums, *self.domains, *self.tables]
+        known = ["integer", "number", *SPACE_TYPES, *self.enums, *self.domains, *self.tables]
         if self.combatant is not None:
             known.append(self.combatant.name)
         self.unknown("type", name, node.span, known)

@@ -40,6 +40,7 @@ class Vocabulary:
     procedures: Mapping[str, Piece]  # and procedures
     labels: Mapping[str, str]  # a record field's name -> its printed column header
     words: Mapping[str, str]  # a figure's name -> the title of the formula named alike
+    units: Mapping[str, str] = attrs.field(factory=dict)  # a unit of distance -> its title
 
     def name(self, name: str) -> str:
         """A figure's name as a player reads it: `attack_roll` is "Attack Roll", `anti_parry`
@@ -49,11 +50,15 @@ class Vocabulary:
         return words(name)
 
 
+# Short names that are words, not a book's column letters: a party's place is `at` ("F’s At").
+_SHORT_WORDS = frozenset(("at", "to", "in", "on", "by", "of", "up"))
+
+
 def words(name: str) -> str:
     """`attack_roll` → "Attack Roll"; a name of one or two letters reads as capitals (`a` → "A",
     `ds` → "DS", as the books print such columns)."""
     parts = [w for w in name.split("_") if w]
-    if len(parts) == 1 and len(parts[0]) <= 2:
+    if len(parts) == 1 and len(parts[0]) <= 2 and parts[0] not in _SHORT_WORDS:
         return parts[0].upper()
     return " ".join(w[:1].upper() + w[1:] for w in parts)
 
@@ -116,6 +121,7 @@ class MathWriter:
             s.Binary: self.visit_Binary, s.Conditional: self.visit_Conditional,
             s.Attr: self.visit_Attr, s.Index: self.visit_Index, s.Call: self.visit_Call,
             s.Aggregate: self.visit_Aggregate, s.RangeExpr: self.visit_RangeExpr,
+            s.Placed: self.visit_Placed,
         }
 
     def expression(self, node: s.Expr) -> Rich:
@@ -186,6 +192,11 @@ class MathWriter:
 
     def visit_Binary(self, node: s.Binary) -> tuple[list[Piece], int]:
         level = _LEVEL[node.op]
+        right_name = node.right.name if isinstance(node.right, s.Name) else None
+        if node.op == "in" and right_name in self.vocabulary.units and \
+                right_name not in self.local:  # `distance(a, b) in feet`: "… in ft"
+            return [*self._wrap(node.left, _LEVEL["+"]), Piece(" in ", "text"),
+                    Piece(self.vocabulary.units[right_name], "text")], level
         sign = Piece(f" {_SIGNS.get(node.op, node.op)} ", "text" if node.op.isalpha() else "op")
         if level == 4:
             right = _LEVEL[".."] if node.op in ("in", "not in") else _LEVEL["+"]
@@ -286,6 +297,13 @@ class MathWriter:
                     *self._wrap(node.body, 1)], 0
         name = node.name.replace("_", " ")
         return [Piece(f"{name} of ", "text"), *self._wrap(node.body, _POSTFIX), *each], 0
+
+    def visit_Placed(self, node: s.Placed) -> tuple[list[Piece], int]:
+        """`reach[…] from f.at facing f.facing`: the pattern's hexes from a hex, turned."""
+        level = _LEVEL[".."]
+        return [*self._wrap(node.offsets, level + 1), Piece(" from ", "text"),
+                *self._wrap(node.at, level + 1), Piece(" facing ", "text"),
+                *self._wrap(node.facing, level + 1)], level
 
     def visit_RangeExpr(self, node: s.RangeExpr) -> tuple[list[Piece], int]:
         level = _LEVEL[".."]

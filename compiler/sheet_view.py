@@ -22,6 +22,7 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.references import Grid, Reference
 from rulecraft.runtime.rulebook import Formula, Rulebook
 from rulecraft.runtime.procedures import Procedure
+from rulecraft.runtime.space import Pattern
 from rulecraft.runtime.tables import Table
 from rulecraft.runtime.values import display
 
@@ -176,7 +177,8 @@ class _Builder:
         removed = tuple(sorted(n for n, o in self.origins.items() if o.status == "removed"))
         return Sheet(rb.name, rb.title, tuple(rb.meta.items()), paper, self.sources,
                      tuple(self.procedure(p) for p in rb.procedures.values()),
-                     tuple(self.table(t) for t in rb.tables.values()),
+                     tuple(self.table(t) for t in rb.tables.values()) +
+                     tuple(self.pattern(p) for p in getattr(rb, "patterns", {}).values()),
                      tuple(self.formula(f) for f in rb.formulas.values()),
                      tuple(self.combatant(m) for m in _models(rb)),
                      tuple(self.reference(r) for r in getattr(rb, "references", {}).values()),
@@ -214,6 +216,16 @@ class _Builder:
         return TableView(t.name, t.title, self.anchors[t.name], _line(t.span), header,
                          len(t.side_labels), tuple(rows), self.notes(t.comments),
                          self.status(t.name), tuple(added))
+
+    def pattern(self, p: Pattern) -> TableView:
+        """A pattern of hexes, printed as a table: its key columns, then its hexes in words
+        as the book's diagram draws them for facing 0 ("ahead; front right")."""
+        rows = tuple(tuple(CellView((Piece(str(k), "text"),)) for k in keys) +
+                     (CellView((Piece(hexes, "text"),)),) for keys, hexes in p.described())
+        header = tuple(k.replace("_", " ").capitalize() for k in p.keys) + \
+            ("Hexes, seen from the own hex facing ahead",)
+        return TableView(p.name, p.title, self.anchors[p.name], _line(p.span), header,
+                         len(p.keys), rows, self.notes(p.comments), self.status(p.name))
 
     # -- formulas --------------------------------------------------------------------------
     def formula(self, f: Formula) -> FormulaView:
@@ -291,6 +303,7 @@ def _rules(rb: Rulebook) -> list[tuple[str, str, Any]]:
     """Every rule the sheet prints, (kind, name, item), in the sheet's order."""
     return [*(("procedure", n, p) for n, p in rb.procedures.items()),
             *(("table", n, t) for n, t in rb.tables.items()),
+            *(("table", n, p) for n, p in getattr(rb, "patterns", {}).items()),
             *(("formula", n, f) for n, f in rb.formulas.items()),
             *(("combatant", m.name, m) for m in _models(rb)),
             *(("reference", n, r) for n, r in getattr(rb, "references", {}).items())]
@@ -309,11 +322,14 @@ def _vocabulary(rb: Rulebook, anchors: dict[str, str]) -> Vocabulary:
         if t.layout == "record":
             for field, label in zip(t.fields, t.columns):
                 labels.setdefault(field, label)
+    patterns = getattr(rb, "patterns", {})
     return Vocabulary(
-        {n: Piece(t.title, "name", anchors[n]) for n, t in rb.tables.items()},
+        {**{n: Piece(t.title, "name", anchors[n]) for n, t in rb.tables.items()},
+         **{n: Piece(p.title, "name", anchors[n]) for n, p in patterns.items()}},
         {n: Piece(f.title, "name", anchors[n]) for n, f in rb.formulas.items()},
         {n: Piece(p.title, "name", anchors[n]) for n, p in rb.procedures.items()},
-        labels, {n: f.title for n, f in rb.formulas.items() if folded(f.title) == n})
+        labels, {n: f.title for n, f in rb.formulas.items() if folded(f.title) == n},
+        {n: u.title for n, u in getattr(rb, "units", {}).items()})
 
 
 _RULER = re.compile(r"^-{3,}.*-{3,}$")  # a comment that rules off a part of the file

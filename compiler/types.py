@@ -82,10 +82,14 @@ class T:
             return f"an outcome of {self.ref}"
         if self.kind == "table":
             return f"table {self.ref}"
+        if self.kind == "pattern":
+            return f"pattern {self.ref}"
+        if self.kind == "int" and self.ref == "facing":
+            return "a facing (0 to 5)"
         return {
             "int": "a whole number", "num": "a number", "bool": "a yes/no value",
             "record": "a record", "dice": "dice", "cell": "a table expression",
-            "none": "none", "any": "a value", "nothing": "nothing",
+            "none": "none", "any": "a value", "nothing": "nothing", "hex": "a hex",
         }[self.kind]
 
 
@@ -106,11 +110,15 @@ NOTHING = T("nothing")
 # are. An integer may take it (or `now + 1`): whether it is whole is checked when the rule runs.
 CLOCK = T("num", ref="clock")
 CELL = T("cell")  # an `= …` table cell: a value a rule cannot read until given its figures
+HEX = T("hex")  # a hex of the grid (runtime.space.Hex)
+# A facing, 0 to 5: a whole number that goes round (`f.facing + 1` after 5 is 0).
+FACING = T("int", ref="facing")
 
 
 # What the run-time check `_cast` can verify, by the kind of type wanted.
 RUNTIME_KINDS = {"int": "int", "num": "num", "bool": "bool", "name": "name", "list": "list",
-                 "map": "map", "dice": "dice", "record": "record", "collection": "collection"}
+                 "map": "map", "dice": "dice", "record": "record", "collection": "collection",
+                 "hex": "hex"}
 
 
 def is_number(t: T) -> bool:
@@ -140,6 +148,8 @@ def _join(a: T, b: T) -> T | None:
         return a
     if a.kind == "any" or b.kind == "any":
         return ANY
+    if a.kind == b.kind == "int":  # a facing and a whole number
+        return INT
     if is_number(a) and is_number(b):
         return NUM
     if {a.kind, b.kind} <= {"dice", "int", "num"}:

@@ -83,9 +83,15 @@ def _table(d: s.TableDecl) -> list[str]:
     lines = [f"table {d.name}{_title(d.title)} by {keys}{cell}{given}:"]
     for o in d.options:
         lines += _comments(o.comments, 1) + [f"{INDENT}{o.name}: {o.value}"]
-    rows = [[text for text, _ in row.cells()] for row in d.rows]
+    return lines + _rows(d.rows)
+
+
+def _rows(rows_: tuple[s.RowLine, ...]) -> list[str]:
+    """A table's or a pattern's rows, their columns aligned."""
+    lines: list[str] = []
+    rows = [[text for text, _ in row.cells()] for row in rows_]
     widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
-    for row, cells in zip(d.rows, rows):
+    for row, cells in zip(rows_, rows):
         if cells and all(set(c) <= set("-: ") and c for c in cells):
             cells = ["-" * w for w in widths[: len(cells)]]  # a separator row
         body = " | ".join(c.ljust(w) for c, w in zip(cells, widths))
@@ -508,6 +514,26 @@ _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.PolicyDecl: _policy,
     s.CalendarDecl: lambda d: ft.calendar(d, _title, expression),
 }
+
+
+def _pattern(d: Any) -> list[str]:
+    keys = " by " + ", ".join(_key(k) for k in d.keys) if d.keys else ""
+    return [f"pattern {d.name}{_title(d.title)}{keys}:"] + _rows(d.rows)
+
+
+def _unit(d: Any) -> list[str]:
+    return [f"unit {d.name}{_title(d.title)}: {d.per_hex} per hex"]
+
+
+def _placed(node: s.Placed) -> tuple[str, int]:
+    level = _PRECEDENCE[".."]  # `p from a facing f` binds as a range does
+    return (f"{_wrap(node.offsets, level + 1)} from {_wrap(node.at, level + 1)} facing "
+            f"{_wrap(node.facing, level + 1)}", level)
+
+
+_DECLARATIONS[s.PatternDecl] = _pattern
+_DECLARATIONS[s.UnitDecl] = _unit
+_EXPRESSIONS[s.Placed] = _placed
 
 
 def _reference(d: s.ReferenceDecl) -> list[str]:

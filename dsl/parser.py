@@ -857,6 +857,28 @@ class _Builder(Transformer_NonRecursive):
     def range_expr(self, meta: Any, c: list[Any]) -> s.RangeExpr:
         return s.RangeExpr(c[0], c[1], self._span(meta))
 
+    def placed(self, meta: Any, c: list[Any]) -> s.Placed:
+        return s.Placed(c[0], c[1], c[2], self._span(meta))
+
+    def pattern_decl(self, meta: Any, c: list[Any]) -> Any:
+        span = self._span(meta)
+        keys = tuple(x for x in c[2:] if isinstance(x, s.KeySpec))
+        rows = tuple(x for x in c if isinstance(x, s.RowLine))
+        options = tuple(x for x in c if isinstance(x, s.TableOption))
+        return s.PatternDecl(str(c[0]), _unquote(c[1]), keys, rows, options, span,
+                             self._claim(span))
+
+    def replace_space(self, meta: Any, c: list[Any]) -> s.ReplaceDecl:
+        return s.ReplaceDecl(c[0], self._span(meta))
+
+    def remove_space(self, meta: Any, c: list[Any]) -> s.RemoveDecl:
+        span = self._span(meta)
+        return s.RemoveDecl(str(c[0]), str(c[1]), span, self._claim(span))
+
+    def unit_decl(self, meta: Any, c: list[Any]) -> Any:
+        span = self._span(meta)
+        return s.UnitDecl(str(c[0]), _unquote(c[1]), str(c[2]), span, self._claim(span))
+
     def neg(self, meta: Any, c: list[Any]) -> s.Unary:
         return s.Unary("-", c[1], self._span(meta))
 

@@ -119,8 +119,16 @@ class RangeExpr:  # range_expr: 1..6, the whole numbers from low to high
     span: Span
 
 
+@attrs.frozen
+class Placed:  # placed: `offsets from at facing f`, hexes drawn for facing 0 put down, turned
+    offsets: Expr
+    at: Expr
+    facing: Expr
+    span: Span
+
+
 Expr = Union[Number, String, DiceLit, Constant, Name, ListLit, Unary, Binary, Conditional, Attr,
-             Index, Call, Aggregate, RangeExpr]
+             Index, Call, Aggregate, RangeExpr, Placed]
 
 # ---- types -------------------------------------------------------------------------------
 
@@ -219,14 +227,17 @@ if TYPE_CHECKING:
     from .syntax_file import ORDINALS, OutcomeEdit, ParamEdit
     from .syntax_file import RevealStep, RulingStep, StandingDecl
     from .syntax_file import (CalendarDecl, RoundDelayStep, TimeUnit, TurnsStep, UnitDef)
+    from .syntax_space import PatternDecl, UnitDecl
 
 
 def __getattr__(name: str) -> Any:
     """A node of syntax_file.py (PEP 562: called for a name this module does not hold)."""
-    from . import syntax_file
+    import importlib
 
-    if name not in syntax_file.__all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Its names become this module's own: read from now on without this call.
-    globals().update((n, getattr(syntax_file, n)) for n in syntax_file.__all__)
-    return globals()[name]
+    for module_name in ("syntax_file", "syntax_space"):
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        if name in module.__all__:
+            # Its names become this module's own: read from now on without this call.
+            globals().update((n, getattr(module, n)) for n in module.__all__)
+            return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,7 +70,28 @@ def diff(old: Rulebook, new: Rulebook) -> list[Change]:
     changes += _compare("procedure", old.procedures, new.procedures,
                         lambda before, after: _procedure(before, after, budget))
     changes += _compare("reference", old.references, new.references, _reference)
+    changes += _compare("pattern", getattr(old, "patterns", {}), getattr(new, "patterns", {}),
+                        _pattern)
+    changes += _compare("unit", getattr(old, "units", {}), getattr(new, "units", {}), _unit)
     return changes
+
+
+def _pattern(old: Any, new: Any) -> Iterable[str]:
+    """A pattern's rows that differ, in words ("Short / Right: was ahead; now ahead; 2 ahead")."""
+    before, after = dict(old.described()), dict(new.described())
+    for keys in {**before, **after}:
+        label = " / ".join(map(str, keys)) or "hexes"
+        if keys not in after:
+            yield f"{label} removed"
+        elif keys not in before:
+            yield f"{label} added: {after[keys]}"
+        elif before[keys] != after[keys]:
+            yield f"{label}: was {before[keys]}; now {after[keys]}"
+
+
+def _unit(old: Any, new: Any) -> Iterable[str]:
+    if old.per_hex != new.per_hex:
+        yield f"was {old.per_hex} per hex; now {new.per_hex} per hex"
 
 
 def _compare(kind: str, old: Any, new: Any, details: Any) -> list[Change]:

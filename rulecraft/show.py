@@ -26,6 +26,7 @@ from rulecraft.runtime.fight_sides import side_params
 from rulecraft.runtime.procedures import Procedure, Step
 from rulecraft.runtime.results import jsonable
 from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
+from rulecraft.runtime.space import Pattern, picture
 from rulecraft.runtime.tables import Column, Key, Table
 from rulecraft.runtime.values import display
 
@@ -33,7 +34,7 @@ from rulecraft.runtime.values import display
 
 def overview(rb: Rulebook) -> dict[str, Any]:
     """Every table, formula, procedure, combatant model and enum, in summary."""
-    return {"rulebook": rb.name, "title": rb.title, "file": rb.filename,
+    data = {"rulebook": rb.name, "title": rb.title, "file": rb.filename,
             "tables": [_table(t, _enum_names(rb)) for t in rb.tables.values()],
             "formulas": [_formula(f) for f in rb.formulas.values()],
             "procedures": [_procedure(rb, p) for p in rb.procedures.values()],
@@ -41,6 +42,14 @@ def overview(rb: Rulebook) -> dict[str, Any]:
             "enums": [_enum(e) for e in rb.enums.values()],
             **_referee(rb),
             **({"calendar": _calendar(rb)} if _calendar(rb) is not None else {})}
+    # Space's declarations, only where a rulebook has them (the keys above stay as they were).
+    patterns, units = getattr(rb, "patterns", {}), getattr(rb, "units", {})
+    if patterns:
+        data["patterns"] = [_pattern(p) for p in patterns.values()]
+    if units:
+        data["units"] = [{"name": u.name, "title": u.title, "per_hex": jsonable(u.per_hex)}
+                         for u in units.values()]
+    return data
 
 
 def _referee(rb: Rulebook) -> dict[str, Any]:
@@ -78,6 +87,14 @@ def _standing(rb: Rulebook) -> list[dict[str, Any]]:
             for d in (scope.standing if scope is not None else ())]
 
 
+def _pattern(p: Pattern) -> dict[str, Any]:
+    """A pattern's rows: key cells, its hexes as offsets `[q, r]` for facing 0, in words."""
+    return {"name": p.name, "title": p.title, "keys": list(p.keys), "line": _line(p.span),
+            "rows": [{"keys": list(keys), "hexes": jsonable(hexes), "words": said,
+                      "picture": picture(hexes)}
+                     for (keys, hexes), (_, said) in zip(p.rows, p.described())]}
+
+
 def entry(rb: Rulebook, name: str) -> dict[str, Any]:
     """One table, formula, procedure, enum or combatant model in full, found by name or
     printed title; an UnknownNameError with the closest name otherwise."""
@@ -96,6 +113,8 @@ def entry(rb: Rulebook, name: str) -> dict[str, Any]:
         data["steps"] = [_step(step) for step in item.steps]
     elif kind == "enum":
         data = _enum(item)
+    elif kind == "pattern":
+        data = _pattern(item)
     else:
         data = _combatant(rb, item)
     data["comments"] = list(item.comments)
@@ -108,7 +127,7 @@ def find(rb: Rulebook, name: str) -> tuple[str, Any]:
     groups: list[tuple[str, dict[str, Any]]] = [
         ("table", dict(rb.tables)), ("formula", dict(rb.formulas)),
         ("procedure", dict(rb.procedures)), ("enum", dict(rb.enums)),
-        ("combatant", _models(rb))]
+        ("combatant", _models(rb)), ("pattern", dict(getattr(rb, "patterns", {})))]
     for kind, items in groups:
         if name in items:
             return kind, items[name]

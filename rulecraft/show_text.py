@@ -38,7 +38,23 @@ def overview_text(data: dict[str, Any]) -> str:
         out += ["", "the referee's calls:"] + [
             f"  {r['procedure']}, line {r['line']}: {r['text']}"
             + (" (ends the procedure)" if r["ends"] else "") for r in data["rulings"]]
+    if data.get("patterns"):
+        out += ["", "patterns (hexes seen from the own hex, facing ahead):"]
+        for p in data["patterns"]:
+            out += _pattern_lines(p, "  ")
+    if data.get("units"):
+        out += ["", "units of distance:"] + [f"  {u['name']}{_title(u)}: {u['per_hex']} per hex"
+                                             for u in data["units"]]
     return "\n".join(out)
+
+
+def _pattern_lines(p: dict[str, Any], pad: str) -> list[str]:
+    by = f" by {', '.join(p['keys'])}" if p["keys"] else ""
+    out = [f"{pad}{p['name']}{_title(p)}{by}:"]
+    for row in p["rows"]:
+        keys = " / ".join(row["keys"])
+        out.append(f"{pad}  {keys + ': ' if keys else ''}{row['words']}")
+    return out
 
 
 def entry_text(data: dict[str, Any], filename: str) -> str:
@@ -57,6 +73,16 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
         out += ["", f"  {_signature(data)}"] + _procedure_lines(data, "    ", typed=True)
     elif kind == "enum":
         out += ["", "  " + ", ".join(data["members"])]
+    elif kind == "pattern":
+        out += [""] + _pattern_lines(data, "  ")[1:] + \
+            ["", "  as offsets (q, r) for facing 0: " + "; ".join(
+                f"{' / '.join(r['keys']) or 'all'}: " + ", ".join(f"({q}, {r_})"
+                                                               for q, r_ in r["hexes"])
+                for r in data["rows"])]
+        out += ["", "  as drawn (▶ the fighter, facing 0; ● its hexes; ◆ its own hex among them):"]
+        for row in data["rows"]:
+            out += ["", f"  {' / '.join(row['keys']) or data['name']}:"] + \
+                [f"    {line}" for line in row["picture"]]
     else:
         out += _combatant_lines(data)[1:]
     width = len(str(data["rule"][-1]["line"])) if data["rule"] else 1
@@ -145,6 +171,8 @@ def _combatant_lines(c: dict[str, Any]) -> list[str]:
     out += [f"  {f['name']}: {f['type']}" for f in c["characteristics"]]
     for f in c["state"]:
         default = f" = {_value(f['default'])}" if f["default"] not in (None, {}, []) else ""
+        if f["type"] == "hex" and isinstance(f["default"], list):  # given as [q, r]
+            default = f" = hex({f['default'][0]}, {f['default'][1]})"
         combined = f" combined by {f['combined_by']}" if f["combined_by"] else ""
         out.append(f"  state {f['name']}: {f['type']}{default}{combined}")
     out += [f"  derived {f['name']}{': ' + f['type'] if f['type'] else ''} = {f['formula']}"

@@ -17,7 +17,8 @@ from .values import NotARuleValue, display, match_name, to_internal, to_public
 class ValueType:
     """A declared type: what a parameter, characteristic or state field accepts."""
 
-    kind: str  # "integer", "number", "enum", "name", "map", "list", "dice", "combatant", "bool", "any"
+    kind: str  # "integer", "number", "enum", "name", "map", "list", "dice", "combatant", "bool",
+    # "hex", "any"
     text: str  # as written in the rule file, for messages and sheets
     low: Any = None
     high: Any = None
@@ -68,7 +69,13 @@ def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source:
                          span, source) from None
     kind = vt.kind
     ok = True
-    if kind == "integer":
+    if kind == "hex":  # a Hex, or a pair of whole numbers: `at = [2, -1]` in a fighter file
+        from .space import as_hex
+
+        found = as_hex(value)
+        ok = found is not None
+        value = found if found is not None else value
+    elif kind == "integer":
         ok = type(value) is int and (vt.low is None or vt.low <= value <= vt.high)
     elif kind == "number":
         ok = type(value) is not bool and isinstance(value, (int, type(to_internal(0.5))))

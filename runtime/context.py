@@ -16,6 +16,7 @@ from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
 from .located import anywhere, located
 from .results import Outcome
+from .space import Hex, as_hex
 from .values import display, match_name, to_internal, to_public
 from .work import current
 
@@ -147,6 +148,8 @@ class RunContext:
         chosen = fighter_named(to_internal(chosen), options)
         if chosen not in options and match_name(chosen, options) is not None:
             chosen = match_name(chosen, options)
+        if chosen not in options and any(type(o) is Hex for o in options):
+            chosen = as_hex(chosen) or chosen  # a hex given as a pair, `(0, 1)` or "0, 1"
         if chosen not in options:
             shown = ", ".join(display(o) for o in options)
             close = difflib.get_close_matches(str(chosen), [str(o) for o in options], n=1)

@@ -17,6 +17,8 @@ from .limits import Limits
 from .clock_ticks import time_helpers
 from .ordered import make_order_helpers
 from .sides import Sides, is_model
+from .space import Hex
+from .space_helpers import make_space_helpers
 from .work import opened
 from .tables import CellExpression, Record, Table
 
@@ -200,6 +202,8 @@ def make_helpers(source: str) -> dict[str, Any]:
             return value._data[name]
         if isinstance(value, Combatant) and name in value._values:
             return value._values[name]
+        if type(value) is Hex and name in ("q", "r", "s"):
+            return getattr(value, name)
         raise RangeError(f"{describe(value)} has no field {name}", span, source)
 
     def _field(record: Any, name: Any, span: Span) -> Any:
@@ -354,6 +358,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_public": values.to_public,
         **clock_calls.HELPERS,  # the encounter's clock with events, lanes and triggers
         **make_order_helpers(source),
+        **make_space_helpers(source, _spend),
     }
 
 
@@ -396,7 +401,7 @@ def _whole(value: Any) -> bool:
 
 _KINDS = {"num": "a number", "int": "a whole number", "bool": "yes or no", "name": "a name",
           "list": "a list", "map": "a map", "collection": "a list or a map",
-          "dice": "dice or a number", "record": "a record"}
+          "dice": "dice or a number", "record": "a record", "hex": "a hex"}
 
 
 def _is(value: Any, kind: str) -> bool:
@@ -418,6 +423,8 @@ def _is(value: Any, kind: str) -> bool:
         return type(value) is int or type(value) is Decimal or isinstance(value, Dice)
     if kind == "record":
         return isinstance(value, Record)
+    if kind == "hex":
+        return type(value) is Hex
     raise AssertionError(f"no run-time check for {kind}")
 
 
@@ -439,6 +446,8 @@ def describe(value: Any) -> str:
         return f"the dice {value}"
     if isinstance(value, Record):
         return "a record"
+    if type(value) is Hex:
+        return f"the hex {value}"
     if isinstance(value, Combatant):
         return f"a {value.model.name}"
     if isinstance(value, CellExpression):

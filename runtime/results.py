@@ -11,6 +11,7 @@ import attrs
 from .combatants import Combatant
 from .encounters import About
 from .errors import Span
+from .space import Hex
 from .tables import Record
 from .values import display, to_public
 
@@ -182,6 +183,8 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, Fraction):
         return str(value)
+    if isinstance(value, Hex):  # as a fighter file writes it: `at = [2, -1]`
+        return [value.q, value.r]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)

@@ -14,6 +14,7 @@ from .tables import Table
 if TYPE_CHECKING:  # named in annotations only: loading this module loads neither
     from .procedures import Procedure
     from .references import Reference
+    from .space import Pattern, Unit
 
 
 @attrs.define(eq=False)
@@ -113,6 +114,9 @@ class Rulebook:
     references: Mapping[str, Reference] = attrs.field(factory=dict, repr=False)
     # Standing constraints on choices (runtime.knowledge.StandingRule), in the order written.
     standing: tuple[Any, ...] = attrs.field(default=(), repr=False)
+    # Space (runtime/space.py): its diagrams of hexes and the units it measures distance in.
+    patterns: Mapping[str, Pattern] = attrs.field(factory=dict, repr=False)
+    units: Mapping[str, Unit] = attrs.field(factory=dict, repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:

@@ -68,8 +68,9 @@ def _rule_classes() -> tuple[type, ...]:
     if not _RULE_CLASSES:
         from .combatants import Combatant
         from .dice import Dice
+        from .space import Hex
         from .tables import Record
-        _RULE_CLASSES = (Dice, Record, Combatant)
+        _RULE_CLASSES = (Dice, Record, Combatant, Hex)
     return _RULE_CLASSES
 
 
