@@ -100,6 +100,7 @@ class EncounterSteps:
         if t.kind not in ("name", "any"):
             self.scope.error(RuleTypeError, f"a condition is named (\"Stunned\"), not {t}",
                              step.condition.span)
+        self.scope.condition_named(step.condition)
         if step.location is not None:  # `give f "Shock" on "Head"`: held at that location
             loc, lt = self.expr(step.location, env)
             if lt.kind not in ("name", "any"):

@@ -747,6 +747,7 @@ class Emitter(OrderedExpressions, BandedLookups):
                                  node.args[0])
             if ct.kind not in ("name", "any"):
                 return self._bad(f"a condition is named (\"Stunned\"), not {ct}", node.args[1])
+            self.scope.condition_named(node.args[1])
             return f"_ctx.{name}({who}, {cond})", (BOOL if name == "has" else NUM.or_none())
         if name in ("action", "last_action"):  # labels of actions: compiler/clock_events.py
             from .clock_events import action_call  # (it imports this module)

@@ -103,6 +103,14 @@ class Scope:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.error(UnknownNameError, f"unknown {what} {name!r}{hint}", span)
 
+    def condition_named(self, node: Any) -> None:
+        """A condition written out (`give f "Stunned"`, `has(f, "Stunned")`) is a member of the
+        rulebook's enum `condition`, when it declares one: a misspelt condition is never held."""
+        conditions = self.enums.get("condition")
+        if conditions is not None and type(node).__name__ == "String" and \
+                node.value not in conditions.members:
+            self.unknown("condition", node.value, node.span, list(conditions.members))
+
     def hides(self, node: Any, env: dict[str, Any], params: Any = ()) -> str:
         """What to add to an error about a value where a collection was wanted, when the value's
         name is also an enum's or a table's (`location: location`): the value hides it."""

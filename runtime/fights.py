@@ -207,8 +207,10 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
+        # What a called procedure does to the fight shows as the encounter's own steps do: its
+        # effects on time, the conditions it gives and ends, the referee's calls.
         if entry.kind == "branch" or (entry.depth and entry.kind not in (
-                "delay", "lengthen", "ruling") and not _referees(entry)):
+                "delay", "lengthen", "ruling", "give", "end") and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,

@@ -25,6 +25,11 @@ def fighters(rb):
             rulecraft.read_fighter(rb, "examples/ringing_steel/spearman.toml"))
 
 
+def blows_of(fight):
+    """The fight's blows (each a call of melee_attack; blow_aftermath reads what each left)."""
+    return [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "melee_attack"]
+
+
 def lines(fight):
     """The log's event lines as (time, who, what)."""
     found = []
@@ -52,15 +57,16 @@ def test_closing_attacks_land_at_their_time_and_a_wound_lengthens_the_action_und
     fight = rb.fight([sw, sp], dice=[15, 6, 3, 3, 3, 2, 2, 2, 2, 2], until=28)
     assert turns(fight)[:5] == [(0, "first"), (0, "second"), (14, "second"), (15, "first"),
                                 (16, "second")]
-    blow = next(e for e in fight.events if e["kind"] == "call")
+    blow = next(e for e in blows_of(fight))
     assert (blow["time"], blow["value"].name, blow["value"]["wound"]) == (16, "hit", "S Wound")
     assert [(e["kind"], e["value"], e["detail"]) for e in fight.events
             if e["kind"] in ("delay", "lengthen") and e["time"] == 16] == [
         ("delay", 0, "now at 17"), ("lengthen", 8, "now at 25"), ("delay", 2, "now at 27")]
     # "After receiving one a combatant must make a Saving Throw against Will Power": 3d6 of 9
     # against Will Power 10, made; he fights on.
-    save = [e for e in fight.events if e["kind"] == "call"][1]
-    assert (save["procedure"], save["value"].name) == ("saving_throw", "made")
+    after = next(e for e in fight.events if e["kind"] == "call" and e["procedure"] == "blow_aftermath")
+    assert [(d["name"], d["value"]) for d in after["dice"]] == [("throw", 9)]
+    assert not any(e["kind"] == "give" and e["value"] == "Passed out" for e in fight.events)
     assert turns(fight)[5] == (27, "first")
 
 
@@ -73,7 +79,7 @@ def test_a_defence_delays_the_defender_and_a_stopped_blow_costs_the_attacker_dea
     sw, sp = fighters(rb)
     fight = rb.fight([sw, sp], dice=[5, 2, 2, 2, 2, 2], policy="competent", until=20)
     assert [e["value"] for e in fight.events if e["kind"] == "choose"] == ["Wait", "Attack"]
-    blow = next(e for e in fight.events if e["kind"] == "call")
+    blow = next(e for e in blows_of(fight))
     assert (blow["time"], blow["value"].name) == (16, "parried")
     assert (blow["value"]["defence_potential"], blow["value"]["defender_delay"]) == (30, 2)
     assert [(fight.name(e["party"]), e["value"], e["detail"]) for e in fight.events
@@ -95,7 +101,7 @@ def test_two_simultaneous_attacks_both_land_with_two_added_and_no_active_defence
     bob = rb.combatant(**SWORDSMAN)
     fight = rb.fight([ann, bob], dice=[5, 6, 7, 6], policy="competent", until=20,
                      names=["ann", "bob"])
-    blows = [e for e in fight.events if e["kind"] == "call"]
+    blows = [e for e in blows_of(fight)]
     assert [(b["time"], fight.name(b["who"]), b["value"]["defence"]) for b in blows] == [
         (17, "ann", "Passive Dodge"), (17, "bob", "Passive Dodge")]
     inside = [(e.name, e.value) for e in fight.result.trace
@@ -111,7 +117,7 @@ def test_two_simultaneous_attacks_both_land_with_two_added_and_no_active_defence
     # "any modifiers for parrying with shield ... is added to the time for the next action".
     shielded = rb.fight([ann, rb.combatant(**SWORDSMAN, shield=True)], dice=[5, 7, 6],
                         policy="competent", until=20, names=["ann", "bob"])
-    first = next(e for e in shielded.events if e["kind"] == "call")
+    first = next(e for e in blows_of(shielded))
     assert first["value"]["defence"] == "Parry" and first["value"]["defender_delay"] == 2
     assert (first["time"], first["value"].name) == (17, "parried")
     assert any(e["kind"] == "delay" and e["value"] == 2 and
@@ -124,7 +130,7 @@ def test_closing_actions_give_their_bonuses_to_the_first_attack_only(rb):
     # attack. Subtracts three from defence potential against opponent's first attack."
     sw, sp = fighters(rb)
     fight = rb.fight([sw, sp], dice=[2] * 12, choices={"closing": ["Wait", "Charge"]}, until=40)
-    first, second = [e for e in fight.events if e["kind"] == "call"][:2]
+    first, second = [e for e in blows_of(fight)][:2]
     # The spearman charges: his Anti-Parry 9 + 3 against the waiting swordsman's passive dodge
     # 13 + 2.
     anti = [e.value for e in fight.result.trace if e.depth == 1 and e.name == "anti_parry"]
@@ -134,7 +140,7 @@ def test_closing_actions_give_their_bonuses_to_the_first_attack_only(rb):
     # (passive dodge 13 - 3) ...
     assert fight.name(second["who"]) == "first" and second["value"]["defence_potential"] == 10
     # ... and the bonuses are spent: the next blows are plain.
-    third = [e for e in fight.events if e["kind"] == "call"][2]
+    third = [e for e in blows_of(fight)][2]
     assert third["value"]["defence_potential"] == 13
 
 
@@ -186,7 +192,7 @@ def test_a_failed_saving_throw_ends_the_fight_and_dead_fights_on(rb):
     dead = rb.fight([sw, sp], dice=[15, 6, 6, 6, 6] + [10, 6] * 20, until="dead")
     assert dead.result.outcome == "ended"
     assert "Dead" in dead.conditions(dead.fighters[0])
-    later = [e for e in dead.events if e["kind"] == "call"][2:]
+    later = [e for e in blows_of(dead)][2:]
     assert later and all(e["value"]["defence"] == "No Action" for e in later)
 
 
@@ -213,7 +219,7 @@ def test_set_strikes_one_tenth_after_the_opponent_comes_in_reach_or_after_its_ba
     sw, sp = fighters(rb)
     fight = rb.fight([sw, sp], dice=[2] * 6, choices={"closing": ["Set", "Attack"]},
                      settings={"apart": 2}, until=16)
-    blows = [(e["time"], fight.name(e["who"])) for e in fight.events if e["kind"] == "call"]
+    blows = [(e["time"], fight.name(e["who"])) for e in blows_of(fight)]
     assert blows == [(15, "first"), (16, "second")]
     moved = [(e["time"], e["value"]) for e in fight.events if e["kind"] == "let" and
              e["name"] == "distance"]
@@ -229,7 +235,7 @@ def test_defend_moves_a_hex_and_waits_on_guard(rb):
     moved = [(e["time"], e["value"]) for e in fight.events if e["kind"] == "let" and
              e["name"] == "distance"]
     assert moved == [(0, 2), (6, 1)]
-    first = next(e for e in fight.events if e["kind"] == "call")
+    first = next(e for e in blows_of(fight))
     assert (first["time"], fight.name(first["who"])) == (16, "second")
     assert first["value"]["defence_potential"] == 13 + 2
     # He fights back once it is made: a strike after his Base Speed (14), from 16.
