@@ -193,7 +193,7 @@ def encounter_decls(draw: Any, declared: fs.Declared) -> str:
             lines += [f"  act {p} at {_int(draw, 0, 3)}\n" for p in fighters if _int(draw, 0, 7)]
     lines += [fs.step(draw, declared, env, "  ", 1) for _ in range(_int(draw, 0, 2))]
     lines.append(_loop(draw, declared, env, fighters, params, rounds))
-    for _ in range(_int(draw, 0, 2) if _int(draw, 0, 2) == 0 else 0):
+    for _ in range(_int(draw, 1, 2) if _int(draw, 0, 1) == 0 else 0):  # half: 1 or 2 blocks
         unit = ("rounds" if rounds else clock) if _int(draw, 0, 9) != 5 else _one(draw, CLOCKS)
         if units and _int(draw, 0, 2) == 0:
             unit = _one(draw, list(units))
