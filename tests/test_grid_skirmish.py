@@ -47,3 +47,38 @@ def test_a_party_of_several_models_is_compared_with_one_and_narrowed_down_an_els
     assert "1 Bors         Bors's action completes at 9" in log      # 20 - skill 12
     assert "1 Dobbin       Dobbin's action completes at 19" in log   # 30 - speed 12
     assert "1 Jack         Jack's action completes at 5" in log      # skill 4
+
+
+INDEXED = """rulebook idx "The fight's lists, indexed"
+combatant fighter:
+  name: name
+  state at: hex = hex(0, 0)
+  state hp: 0..3 = 1
+encounter skirmish (heroes: list fighter, foes: list fighter):
+  clock tenths
+  for each f in party:
+    act f at 1
+  turn f:
+    if len(foes(f)) > 0:
+      let first_foe = foes(f)[0]
+      let last_ally = if len(allies(f)) > 0 then allies(f)[-1] else f
+      let nearest = parties_within(f.at, 5)[0]
+      let beside = party_at(f.at + hex(1, 0))
+      let lead = heroes[0]
+      let last = party[-1]
+      stop first_foe
+  ends when one side standing
+  at most 5 turns
+"""
+
+
+def test_the_lists_a_fight_reads_its_sides_by_are_lists_of_the_language():
+    # `foes(f)[0]` (issue 15 item 7's "list ... index" on item 2's sides): foes, allies and
+    # party were Python lists, which indexing refused ("foes(f) is not a list").
+    rb = rulecraft.compile(INDEXED, "idx.rules")
+    a, b, c = (rb.combatant(name=n, at=(i, 0)) for i, n in enumerate("ABC"))
+    fight = rb.fight({"heroes": [a, b], "foes": [c]}, seed=1)
+    seen = {e["name"]: e["value"].name for e in fight.events if e["kind"] == "let"}
+    assert seen == {"first_foe": "C", "last_ally": "B", "nearest": "A", "beside": "B",
+                    "lead": "A", "last": "C"}
+    assert fight.winner() == "heroes"
