@@ -82,3 +82,12 @@ def test_the_lists_a_fight_reads_its_sides_by_are_lists_of_the_language():
     assert seen == {"first_foe": "C", "last_ally": "B", "nearest": "A", "beside": "B",
                     "lead": "A", "last": "C"}
     assert fight.winner() == "heroes"
+
+
+def test_a_side_of_one_fighter_is_given_by_the_fighter_itself():
+    # `rb.fight({"heroes": [a, b], "foes": c})`: a side's one fighter was read as a list of
+    # fighters and failed with a KeyError from Python.
+    rb = rulecraft.compile(INDEXED, "idx.rules")
+    a, b, c = (rb.combatant(name=n, at=(i, 0)) for i, n in enumerate("ABC"))
+    fight = rb.fight({"heroes": [a, b], "foes": c}, seed=1)
+    assert fight.winner() == "heroes" and [f.name for f in fight.sides[1][1]] == ["C"]
