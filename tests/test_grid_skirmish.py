@@ -6,9 +6,12 @@ constructs meet."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import rulecraft
+from rulecraft.runtime.space import Hex
 
 # ---- seams between the constructs ------------------------------------------------------------
 
@@ -91,3 +94,139 @@ def test_a_side_of_one_fighter_is_given_by_the_fighter_itself():
     a, b, c = (rb.combatant(name=n, at=(i, 0)) for i, n in enumerate("ABC"))
     fight = rb.fight({"heroes": [a, b], "foes": c}, seed=1)
     assert fight.winner() == "heroes" and [f.name for f in fight.sides[1][1]] == ["C"]
+
+
+# ---- the grid skirmish: tests/rules/grid_skirmish.rules -----------------------------------------
+
+RULES = "tests/rules/grid_skirmish.rules"
+
+
+@pytest.fixture(scope="module")
+def rb():
+    return rulecraft.load(RULES)
+
+
+def spearman(rb, **figures):
+    """Cy, a spearman in (0, 0) facing 0 (towards (1, 0)), in a forward blocking position: he
+    blocks (2, 0), (2, -1) and (1, 1)."""
+    return rb.combatant(**{"name": "Cy", "weapon_range": "Long", "at": (0, 0), "facing": 0,
+                           "base_speed": 12, "blocking": True, **figures})
+
+
+def swordsmen(rb, ann_at=(3, 0), bo_at=(6, -3)):
+    """Ann and Bo, swordsmen facing 3 (towards the spearman), a hex a walk."""
+    return (rb.combatant(name="Ann", at=ann_at, facing=3, walk=5),
+            rb.combatant(name="Bo", at=bo_at, facing=3, walk=6))
+
+
+def calls(events):
+    """The calls a fight made: who, which, how it came out."""
+    return [(e["who"].name if e["who"] else None, e["name"], e["value"].name) for e in events
+            if e["kind"] == "call"]
+
+
+def changes(fight, who, field):
+    return [e["value"] for e in fight.events if e["kind"] == "change" and e["name"] == field
+            and e["party"] is not None and e["party"].name == who]
+
+
+def test_a_blocking_attack_fires_when_a_fighter_steps_into_a_blocked_hex(rb):
+    # RS, Blocking and moving past: "When an opponent tries to enter a blocked hex the blocker
+    # makes a 'blocking attack' with the opponent's defence potential being reduced by two. If
+    # the 'attack' is successful the opponent is forced to remain in his previous hex".
+    ann, bo = swordsmen(rb)
+    # Ann steps at 0 from (3, 0) into (2, 0), two hexes ahead of Cy: Cy's blocking attack,
+    # out of his turn, at once: 10 + Anti-Parry 8 >= defence 14 - 2. Ann is back in (3, 0).
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[10], until=4)
+    assert calls(fight.events) == [(None, "block", "blocked")]
+    ann_after, bo_after, cy_after = fight.fighters
+    assert ann_after.at == Hex(3, 0) and ann_after.hp == 2  # "not having any other effect"
+    assert bo_after.at == Hex(5, -3) and cy_after.blocking is True
+    log = fight.log()
+    assert "on entered by Ann fires at 0 tenths" in log
+    assert "on entered by Bo fires at 0 tenths" in log  # Bo entered a hex: nobody blocks it
+    assert "block = blocking_attack: blocked | dice: attack_roll 10" in log
+
+
+def test_a_failed_blocking_attack_lets_him_past_and_the_block_is_lost(rb):
+    # "If the attack fails the opponent moves into the hex and the blocking combatant is no
+    # longer in a blocking position."
+    ann, bo = swordsmen(rb)
+    # 3 + 8 < 12: she is past; Cy, his turn due at 0 too, strikes at her now in his reach (1).
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[3, 1], until=4)
+    assert calls(fight.events) == [(None, "block", "moved_past"), ("Cy", "strike", "done")]
+    ann_after, _, cy_after = fight.fighters
+    assert ann_after.at == Hex(2, 0) and cy_after.blocking is False
+
+
+def test_no_blocking_attack_when_he_steps_into_a_hex_not_blocked(rb):
+    # Ann from (4, 0) steps into (3, 0) at 0 (not blocked): the rule fires, no attack, no die.
+    ann, bo = swordsmen(rb, ann_at=(4, 0))
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[], until=4)
+    assert calls(fight.events) == []
+    assert fight.fighters[0].at == Hex(3, 0)
+    # Her next step, at 5, is into (2, 0): blocked.
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[10], until=6)
+    assert calls(fight.events) == [(None, "block", "blocked")]
+    # Nor when the blocker has not taken up his position.
+    ann, bo = swordsmen(rb)
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb, blocking=False)}, dice=[1],
+                     until=4)
+    assert calls(fight.events) == [("Cy", "strike", "done")]
+    assert fight.fighters[0].at == Hex(2, 0)
+    # Nor when she steps elsewhere: from (3, 0) to her front right, (3, -1), not blocked.
+    ann, bo = swordsmen(rb)
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[], until=4,
+                     choices={"to": [Hex(3, -1), Hex(5, -3)]})
+    assert calls(fight.events) == [] and fight.fighters[0].at == Hex(3, -1)
+    assert "Ann's action completes at 5 (as Walk)" in fight.log()
+
+
+def test_a_back_hex_takes_twice_the_walk_and_a_fighter_turns_to_his_target(rb):
+    # "To move into a front hex takes a time given by the appropriate move rate. To move into a
+    # back hex takes twice this time." Ann, facing Cy, steps back to (4, 0): 2 x 5 tenths.
+    ann, bo = swordsmen(rb)
+    fight = rb.fight({"heroes": [ann, bo], "foes": spearman(rb)}, dice=[], until=4,
+                     choices={"to": [Hex(4, 0), Hex(5, -3)]})
+    assert "Ann's action completes at 10 (as Walk)" in fight.log()
+    # "To change facing and turn through 60 degrees takes the same time as the run move rate"
+    # (half the walk here): Ann with her back to Cy turns first, to the left.
+    ann = rb.combatant(name="Ann", at=(4, 0), facing=0, walk=5)
+    fight = rb.fight({"heroes": [ann], "foes": spearman(rb)}, dice=[], until=1)
+    turned = [e["value"] for e in fight.events if e["kind"] == "change"
+              and e["name"] == "f.facing"]
+    assert turned == [1] and "Ann's action completes at 2 (as Turn)" in fight.log()
+
+
+def test_a_seeded_two_against_one_and_its_log(rb):
+    ann, bo = swordsmen(rb, ann_at=(5, 0), bo_at=(5, -1))
+    cy = spearman(rb, blocking=False)
+    fight = rb.fight({"heroes": [ann, bo], "foes": cy}, seed=1)
+    log = fight.log()
+    assert "Ann aims at Cy" in log and "Bo aims at Cy" in log and "Cy aims at Ann" in log
+    # "To take up a blocking position takes Base Speed -5 tenths"
+    assert "Cy's action completes at 7 (as Block)" in log
+    # Ann walks into (2, 0) at 10: blocked, and back in (3, 0); at 15 she is past.
+    assert "10 Ann          on entered by Ann fires at 10 tenths" in log
+    assert "10              block = blocking_attack: blocked | dice: attack_roll 5" in log
+    assert "10              mover.at = (3, 0)" in log
+    assert "15              block = blocking_attack: moved_past | dice: attack_roll 3" in log
+    assert "12              block = blocking_attack: blocked | dice: attack_roll 19" in log
+    assert "sides: heroes (Ann, Bo); foes (Cy) — won by heroes" in log
+    assert fight.winner() == "heroes" and fight.result.outcome["winner"] == "heroes"
+    assert rb.fight({"heroes": [ann, bo], "foes": cy}, seed=1).log() == log
+
+
+def test_exact_odds_of_a_small_fight_by_the_side_that_won(rb):
+    # One swordsman against the spearman, a hit point each, by the side whose fighters alone
+    # stand (the encounter's `afterwards:` names it; None: capped at 60 turns).
+    ann = rb.combatant(name="Ann", at=(3, 0), facing=3, walk=5, hp=1)
+    odds = rb.procedures["skirmish"].odds(by="winner", heroes=[ann], foes=[spearman(rb, hp=1)])
+    assert set(odds) == {"heroes", "foes", None} and sum(odds.values()) == 1
+    assert odds["foes"] > 3 * odds["heroes"]  # the blocking spear strikes first
+    # Blocked again and again: past 60 turns, under one in a hundred.
+    assert Fraction(1, 1000) < odds[None] < Fraction(1, 100)
+    # Seeded runs agree (the spearman wins about four in five).
+    wins = sum(rb.fight({"heroes": [ann], "foes": spearman(rb, hp=1)}, seed=s).winner() == "foes"
+               for s in range(100))
+    assert abs(wins / 100 - float(odds["foes"])) < 0.12
