@@ -230,3 +230,83 @@ def test_exact_odds_of_a_small_fight_by_the_side_that_won(rb):
     wins = sum(rb.fight({"heroes": [ann], "foes": spearman(rb, hp=1)}, seed=s).winner() == "foes"
                for s in range(100))
     assert abs(wins / 100 - float(odds["foes"])) < 0.12
+
+
+# ---- an arrow in flight while its target walks ----------------------------------------------
+
+def test_the_arrow_hits_a_target_still_in_the_hex_it_was_loosed_at(rb):
+    # RS, A Missile Attack: "At the end of the Fire action the missile is launched at the
+    # chosen opponent." Eve, 3 hexes off, walks a hex each 8 tenths; the arrow takes 6.
+    dan = rb.combatant(name="Dan", at=(0, 0), anti_parry=10)
+    eve = rb.combatant(name="Eve", at=(3, 0), facing=1, walk=8)
+    result = rb.procedures["volley"].run(archer=dan, target=eve, dice=[15])
+    events = [(e.kind, e.name, str(e.detail)) for e in result.trace if e.kind == "event"]
+    assert events == [("event", "arrow", "at 6 tenths")]
+    assert [(e.name, e.value.name) for e in result.trace if e.kind == "return"] == \
+        [("strike", "hit"), ("shot", "done")]
+    assert result.combatants["target"].hp == 1
+
+
+def test_the_arrow_misses_a_target_who_has_walked_off_that_hex(rb):
+    # Eve walks off (3, 0) at 4 tenths, before the arrow comes down at 6: no die is rolled.
+    dan = rb.combatant(name="Dan", at=(0, 0), anti_parry=10)
+    eve = rb.combatant(name="Eve", at=(3, 0), facing=1, walk=4)
+    result = rb.procedures["volley"].run(archer=dan, target=eve, dice=[])
+    assert [e.name for e in result.trace if e.kind == "return"] == []
+    assert result.combatants["target"].hp == 2
+    assert result.combatants["target"].at == Hex(6, -3)  # at 4, 8 and 12
+    log = rb.fight({"archer": dan, "target": eve}, encounter="volley", seed=1,
+                   names=["Dan", "Eve"]).log()
+    assert "0 Dan          event arrow scheduled at 6 tenths" in log
+    assert "6              event arrow happens" in log
+    assert "4 Eve          target.at = (4, -1)" in log
+
+
+def test_exact_odds_of_the_arrow(rb):
+    dan = rb.combatant(name="Dan", at=(0, 0), anti_parry=10)
+    slow = rb.combatant(name="Eve", at=(3, 0), facing=1, walk=8)
+    fast = rb.combatant(name="Eve", at=(3, 0), facing=1, walk=4)
+    # Eve's back is to Dan (facing 1, Dan behind): half her defence, 7: only a 1 fails.
+    odds = rb.procedures["volley"].odds(archer=dan, target=slow)
+    assert odds == {"ended": 1}
+    struck = rb.procedures["volley"].path_odds(by=lambda r: r.combatants["target"].hp,
+                                               archer=dan, target=slow)
+    assert struck == {1: Fraction(19, 20), 2: Fraction(1, 20)}
+    assert rb.procedures["volley"].path_odds(by=lambda r: r.combatants["target"].hp,
+                                             archer=dan, target=fast) == {2: 1}
+
+
+# ---- a rider and his horse -------------------------------------------------------------------
+
+def mounted(rb):
+    bors = rb.combatant(name="Bors", at=(0, 0), weapon_range="Medium", anti_parry=10)
+    dobbin = rb.combatant_models["horse"].build(name="Dobbin", at=(0, 0), walk=3)
+    jack = rb.combatant(name="Jack", at=(3, 0), facing=3, weapon_range="Long")
+    return bors, dobbin, jack
+
+
+def test_the_horse_covers_two_hexes_by_its_pattern(rb):
+    _, dobbin, _ = mounted(rb)
+    # "They take up two hexes": its own and the one behind it, turned with its facing.
+    assert dobbin.hexes == (Hex(0, 0), Hex(-1, 0))
+    turned = rb.combatant_models["horse"].build(name="Dobbin", at=(0, 0), facing=3)
+    assert turned.hexes == (Hex(0, 0), Hex(1, 0))
+
+
+def test_a_rider_and_his_horse_each_take_turns_of_their_own(rb):
+    bors, dobbin, jack = mounted(rb)
+    # At 0 Bors waits (Jack out of reach), Dobbin walks on, carrying him; Jack strikes at Bors
+    # in his reach (2: miss). At 3 Dobbin walks again; at 5 Bors strikes (3: miss); at 6 Jack is
+    # ahead of Dobbin, who kicks (10 + 6 < 14: a miss).
+    fight = rb.fight([bors, dobbin, jack], encounter="charge", dice=[2, 3, 10], until=6,
+                     names=["Bors", "Dobbin", "Jack"])
+    log = fight.log()
+    assert "0 Bors         Bors's action completes at 5 (as Wait)" in log
+    assert "0 Dobbin       Dobbin's action completes at 3 (as Walk)" in log
+    assert "0 Dobbin       knight.at = (1, 0)" in log
+    assert "3 Dobbin       p.at = (2, 0)" in log
+    assert "5 Bors         strike = blow: done | dice: attack_roll 3 | hit no" in log
+    assert "6 Dobbin       kick = 10" in log
+    assert "6 Dobbin       Dobbin's action completes at 16 (as Kick)" in log
+    rolls = [(e["who"].name, e["name"]) for e in fight.events if e["kind"] == "roll"]
+    assert rolls == [("Dobbin", "kick")]  # the blows' dice are their calls'
