@@ -6,11 +6,14 @@ constructs meet."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
+from click.testing import CliRunner
 
 import rulecraft
+from rulecraft.cli import cli
 from rulecraft.runtime.space import Hex
 
 # ---- seams between the constructs ------------------------------------------------------------
@@ -310,3 +313,54 @@ def test_a_rider_and_his_horse_each_take_turns_of_their_own(rb):
     assert "6 Dobbin       Dobbin's action completes at 16 (as Kick)" in log
     rolls = [(e["who"].name, e["name"]) for e in fight.events if e["kind"] == "roll"]
     assert rolls == [("Dobbin", "kick")]  # the blows' dice are their calls'
+
+
+# ---- from the command line -------------------------------------------------------------------
+
+GRID = "tests/rules/grid/"
+
+
+def test_rulecraft_fight_two_against_one_on_the_grid_from_fighter_files():
+    # Issue 15: "`rulecraft fight` takes several fighter files per side and `--runs` reports
+    # each side's win rate".
+    runner = CliRunner()
+    args = ["fight", RULES, GRID + "ann.toml", GRID + "bo.toml", "vs", GRID + "cy.toml",
+            "--seed", "1"]
+    once = runner.invoke(cli, args)
+    assert once.exit_code == 0, once.output
+    assert "on entered by ann fires" in once.output and "blocking_attack: blocked" in once.output
+    assert "cy aims at ann" in once.output
+    assert "sides: heroes (ann, bo); foes (cy) — won by" in once.output
+    assert runner.invoke(cli, args).output == once.output  # seeded: the same fight
+    many = runner.invoke(cli, [*args, "--runs", "30"])
+    assert many.exit_code == 0, many.output
+    assert "side heroes (ann, bo) wins:" in many.output and "side foes (cy) wins:" in many.output
+    data = json.loads(runner.invoke(cli, [*args, "--runs", "30", "--json"]).output)
+    rates = [data["sides"]["heroes"]["rate"], data["sides"]["foes"]["rate"], data["draws"]["rate"]]
+    assert sum(rates) == pytest.approx(1) and rates[0] > rates[1]
+
+
+def test_the_mean_length_of_fights_whose_outcome_is_the_rules_own():
+    # The skirmish ends in `outcome won with winner = …` (afterwards:), which says no time:
+    # the mean length was 0 (only the capped fights counted).
+    data = json.loads(CliRunner().invoke(cli, [
+        "fight", RULES, GRID + "ann.toml", GRID + "bo.toml", "vs", GRID + "cy.toml", "--seed",
+        "1", "--runs", "10", "--json"]).output)
+    assert data["outcomes"].get("won", 0) >= 8
+    assert 20 < data["mean_time"] < 100 and data["mean_passes"] > 5
+
+
+def test_the_sheet_says_the_trigger_and_the_patterns_in_words(tmp_path):
+    done = CliRunner().invoke(cli, ["sheet", RULES, "--format", "md"])
+    assert done.exit_code == 0, done.output
+    sheet = done.output
+    assert "- **1** Whenever Mover enters a hex, at once (out of turn):" in sheet
+    assert "| Forward | 2 ahead; ahead + front left; ahead + front right |" in sheet
+    assert "| Left | 2 front left; ahead + front left; front left + back left |" in sheet
+    assert "[Blocked hexes](#blocked-hexes)\\[G Position\\] from G At facing G Facing" in sheet
+    assert "Event Arrow: after 2 × distance(Archer’s At, Target’s At)" in sheet
+    assert "If P is a Horse:" in sheet and "sides: Knight and Steed against Footman" in sheet
+    assert "| own hex; behind |" in sheet
+    html = tmp_path / "grid.html"
+    assert CliRunner().invoke(cli, ["sheet", RULES, "-o", str(html)]).exit_code == 0
+    assert "Whenever Mover enters a hex, at once (out of turn):" in html.read_text()
