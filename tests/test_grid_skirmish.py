@@ -298,21 +298,59 @@ def test_the_horse_covers_two_hexes_by_its_pattern(rb):
 
 def test_a_rider_and_his_horse_each_take_turns_of_their_own(rb):
     bors, dobbin, jack = mounted(rb)
-    # At 0 Bors waits (Jack out of reach), Dobbin walks on, carrying him; Jack strikes at Bors
-    # in his reach (2: miss). At 3 Dobbin walks again; at 5 Bors strikes (3: miss); at 6 Jack is
-    # ahead of Dobbin, who kicks (10 + 6 < 14: a miss).
-    fight = rb.fight([bors, dobbin, jack], encounter="charge", dice=[2, 3, 10], until=6,
+    # At 0 Bors waits (Jack out of reach), Dobbin walks on, carrying him; Jack, Dobbin's front
+    # end in his reach, rolls for horse or rider (2: the rider) and misses (1). At 3 Dobbin
+    # walks again; at 5 Bors strikes (3: a miss); at 6 Jack is ahead of Dobbin, who kicks:
+    # 10 + 6 >= 14.
+    fight = rb.fight([bors, dobbin, jack], encounter="charge", dice=[2, 1, 3, 10], until=6,
                      names=["Bors", "Dobbin", "Jack"])
     log = fight.log()
     assert "0 Bors         Bors's action completes at 5 (as Wait)" in log
     assert "0 Dobbin       Dobbin's action completes at 3 (as Walk)" in log
     assert "0 Dobbin       knight.at = (1, 0)" in log
+    assert "0 Jack         strike = blow: done | dice: attack_roll 1 | hit no" in log
     assert "3 Dobbin       p.at = (2, 0)" in log
     assert "5 Bors         strike = blow: done | dice: attack_roll 3 | hit no" in log
-    assert "6 Dobbin       kick = 10" in log
+    assert "6 Dobbin       kick = 10" in log and "6 Dobbin       footman.hp = 1" in log
     assert "6 Dobbin       Dobbin's action completes at 16 (as Kick)" in log
     rolls = [(e["who"].name, e["name"]) for e in fight.events if e["kind"] == "roll"]
-    assert rolls == [("Dobbin", "kick")]  # the blows' dice are their calls'
+    assert rolls == [("Jack", "whom"), ("Dobbin", "kick")]  # the blows' dice are their calls'
+
+
+@pytest.mark.parametrize("whom, hit", [(3, "rider"), (4, "horse")])
+def test_an_attack_at_the_horse_s_back_end_hits_the_rider_on_1_to_3(rb, whom, hit):
+    # "Rider at end attacked is hit on 1–6; Rider at other end is hit at a 1–3". Jack, in
+    # (0, -1) facing 5, reaches the back end of Dobbin (1, 0) - (0, 0), not the front, where
+    # Bors sits; the horse's two hexes are its pattern turned with its facing.
+    bors, dobbin, _ = mounted(rb)
+    jack = rb.combatant(name="Jack", at=(0, -1), facing=5, weapon_range="Long")
+    fight = rb.fight([bors, dobbin, jack], encounter="charge", dice=[whom, 12], until=1)
+    knight, steed, _ = fight.fighters
+    assert (knight.hp, steed.hp) == ((1, 2) if hit == "rider" else (2, 1))
+
+
+def test_exact_odds_of_the_charge(rb):
+    # Knight, horse and footman of one hit point each, the horse a hex from the footman: who is
+    # left, exactly (a fight capped at 40 turns is the rest).
+    bors, dobbin, jack = (rb.combatant(name="Bors", at=(1, 0), weapon_range="Medium",
+                                       anti_parry=10, hp=1),
+                          rb.combatant_models["horse"].build(name="Dobbin", at=(1, 0), hp=1),
+                          rb.combatant(name="Jack", at=(3, 0), facing=3, weapon_range="Long",
+                                       hp=1))
+    odds = rb.procedures["charge"].odds(knight=bors, steed=dobbin, footman=jack)
+    assert set(odds) == {"ended", "capped"} and sum(odds.values()) == 1
+    assert odds["capped"] < Fraction(1, 10 ** 20)
+
+
+def test_the_exact_odds_of_a_longer_charge_are_refused_offering_samples(rb):
+    # Two hit points each and the ride in: past the command's work; the refusal says how to
+    # estimate them instead (it named the work limit only).
+    bors, dobbin, jack = mounted(rb)
+    with pytest.raises(rulecraft.RulecraftError) as refused:
+        rb.procedures["charge"].odds(knight=bors, steed=dobbin, footman=jack,
+                                     limits=rulecraft.Limits(work=200_000))
+    assert "limit work" in str(refused.value)
+    assert "rulecraft odds … --samples 100000 --seed 1" in str(refused.value)
 
 
 # ---- from the command line -------------------------------------------------------------------
