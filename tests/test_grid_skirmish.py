@@ -402,3 +402,20 @@ def test_the_sheet_says_the_trigger_and_the_patterns_in_words(tmp_path):
     html = tmp_path / "grid.html"
     assert CliRunner().invoke(cli, ["sheet", RULES, "-o", str(html)]).exit_code == 0
     assert "Whenever Mover enters a hex, at once (out of turn):" in html.read_text()
+
+
+@pytest.mark.parametrize("old, new, line, col, words", [
+    ("blocked[g.position] from g.at facing g.facing and not",
+     "blocked[g.facing] from g.at facing g.facing and not", 88, 45,
+     "a key of pattern blocked is a stance, not a facing (0 to 5)"),
+    ("          if kick + p.kick", "          if kick + p.anti_parry", 188, 21,
+     "unknown field of a horse: 'anti_parry'"),
+    ("if target.at == aimed_at:", "if target.at == 3:", 149, 12,
+     "comparing a hex with a whole number is never true"),
+])
+def test_mistakes_in_the_grid_rules_are_caught_at_their_line(old, new, line, col, words):
+    text = open(RULES, encoding="utf-8").read()
+    assert old in text
+    with pytest.raises(rulecraft.RulecraftError) as caught:
+        rulecraft.compile(text.replace(old, new, 1), "grid.rules")
+    assert f"grid.rules:{line}:{col}: {words}" in str(caught.value)
