@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -414,7 +415,7 @@ def test_the_sheet_says_the_trigger_and_the_patterns_in_words(tmp_path):
      "comparing a hex with a whole number is never true"),
 ])
 def test_mistakes_in_the_grid_rules_are_caught_at_their_line(old, new, line, col, words):
-    text = open(RULES, encoding="utf-8").read()
+    text = Path(RULES).read_text(encoding="utf-8")
     assert old in text
     with pytest.raises(rulecraft.RulecraftError) as caught:
         rulecraft.compile(text.replace(old, new, 1), "grid.rules")
