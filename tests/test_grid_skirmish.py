@@ -396,7 +396,8 @@ def test_the_sheet_says_the_trigger_and_the_patterns_in_words(tmp_path):
     assert "- **1** Whenever Mover enters a hex, at once (out of turn):" in sheet
     assert "| Forward | 2 ahead; ahead + front left; ahead + front right |" in sheet
     assert "| Left | 2 front left; ahead + front left; front left + back left |" in sheet
-    assert "[Blocked hexes](#blocked-hexes)\\[G Position\\] from G At facing G Facing" in sheet
+    assert "Blocks = [Blocked hexes](#blocked-hexes)\\[G Position\\] from G At facing G " \
+        "Facing" in sheet
     assert "Event Arrow: after 2 × distance(Archer’s At, Target’s At)" in sheet
     assert "If P is a Horse:" in sheet and "sides: Knight and Steed against Footman" in sheet
     assert "| own hex; behind |" in sheet
@@ -406,12 +407,11 @@ def test_the_sheet_says_the_trigger_and_the_patterns_in_words(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, line, col, words", [
-    ("blocked[g.position] from g.at facing g.facing and not",
-     "blocked[g.facing] from g.at facing g.facing and not", 88, 45,
+    ("blocked[g.position] from", "blocked[g.facing] from", 90, 28,
      "a key of pattern blocked is a stance, not a facing (0 to 5)"),
-    ("          if kick + p.kick", "          if kick + p.anti_parry", 188, 21,
+    ("          if kick + p.kick", "          if kick + p.anti_parry", 193, 21,
      "unknown field of a horse: 'anti_parry'"),
-    ("if target.at == aimed_at:", "if target.at == 3:", 149, 12,
+    ("if target.at == aimed_at:", "if target.at == 3:", 154, 12,
      "comparing a hex with a whole number is never true"),
 ])
 def test_mistakes_in_the_grid_rules_are_caught_at_their_line(old, new, line, col, words):
