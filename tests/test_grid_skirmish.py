@@ -56,6 +56,16 @@ def test_a_party_of_several_models_is_compared_with_one_and_narrowed_down_an_els
     assert "1 Jack         Jack's action completes at 5" in log      # skill 4
 
 
+
+def test_a_sides_line_survives_formatting_when_lines_above_it_move():
+    # The formatter's check compared the sides line's spans (`side_spans`), so a file whose
+    # layout moved a line above an encounter with `sides:` was refused as a formatter bug.
+    text = MOUNTED.replace("encounter charge", "\n\n\nencounter charge")
+    formatted = rulecraft.format_rules(text)
+    assert "  sides: knight and steed against footman\n" in formatted
+    assert rulecraft.format_rules(Path(RULES).read_text(encoding="utf-8")).startswith(
+        "rulebook grid_skirmish")
+
 INDEXED = """rulebook idx "The fight's lists, indexed"
 combatant fighter:
   name: name
