@@ -430,3 +430,14 @@ def test_mistakes_in_the_grid_rules_are_caught_at_their_line(old, new, line, col
     with pytest.raises(rulecraft.RulecraftError) as caught:
         rulecraft.compile(text.replace(old, new, 1), "grid.rules")
     assert f"grid.rules:{line}:{col}: {words}" in str(caught.value)
+
+
+def test_the_trace_shows_the_rule_firing_and_the_blocked_hexes_turned(rb):
+    ann = rb.combatant(name="Ann", at=(3, 0), facing=3)
+    result = rb.procedures["skirmish"].run(heroes=[ann], foes=[spearman(rb)], dice=[10],
+                                           time_limit=4)
+    told = result.explain()
+    assert "grid_skirmish.rules:88:3: trigger on entered = Ann (fires at 0 tenths)" in told
+    assert "grid_skirmish.rules:90:7: let blocks = (2, 0), (2, -1), (1, 1)" in told
+    assert [(e.name, e.value.name) for e in result.trace if e.kind == "return"] == \
+        [("block", "hit"), ("block", "blocked")]
