@@ -69,7 +69,9 @@ class ClockEventSteps:
             if step.what not in fields:
                 self.scope.unknown("state (`on changed FIELD` names a state of the combatants)",
                                    step.what, step.span, fields)
-            what, label = repr(step.what), f"on changed {step.what}"
+            # `on entered` is `on changed at` (as the formatter writes it back): said so
+            what, label = repr(step.what), \
+                "on entered" if step.what == "at" else f"on changed {step.what}"
         elif step.kind == "given":
             code, t = self.expr(step.what, env)
             if t.kind not in ("name", "any"):

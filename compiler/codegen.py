@@ -383,30 +383,33 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
     def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
         arms: list[tuple[Env, set[str]]] = []
         before = set(self.unset)
+        rest = env  # past `if p is horse:`, each `else if` and the `else:` read p as the others
         for i, branch in enumerate(step.branches):
-            test, _ = self.condition(branch.test, env)
+            test, _ = self.condition(branch.test, rest)
             self.line(depth, f"{'if' if i == 0 else 'elif'} {test}:")
             where = self.scope.span_ref(branch.span)
             self.trace_branch(depth + 1, where, self.text(branch.test.span))
-            arms.append(self._narrowed_arm(branch.body, env, branch.test, True, before, depth))
+            arms.append(self._narrowed_arm(branch.body, rest, branch.test, True, before, depth,
+                                           env))
+            rest = narrowed(rest, branch.test, False)[0]
         if step.otherwise is not None:
             self.line(depth, "else:")
             where = self.scope.span_ref(step.otherwise_span or step.span)
             self.trace_branch(depth + 1, where, "otherwise")
-            test = step.branches[0].test if len(step.branches) == 1 else None
-            arms.append(self._narrowed_arm(step.otherwise, env, test, False, before, depth))
+            arms.append(self._narrowed_arm(step.otherwise, rest, None, False, before, depth, env))
         else:
             arms.append((dict(env), set(before)))  # the path on which no branch is taken
         self._merge(env, arms, step.span)
 
     def _narrowed_arm(self, body: tuple[Any, ...], env: Env, test: Any, holds: bool,
-                      before: set[str], depth: int) -> tuple[Env, set[str]]:
+                      before: set[str], depth: int, outer: Env) -> tuple[Env, set[str]]:
         """A branch of `if p is horse:` reads p as a horse (its `else:` as the other models);
-        after the `if`, p is any of them again."""
-        narrow, name = narrowed(env, test, holds)
+        after the `if`, p is any of them again (as in `outer`, the env before the `if`)."""
+        narrow, _ = narrowed(env, test, holds)
         arm, unset = self._arm(body, narrow, before, depth + 1)
-        if name is not None and arm.get(name, (None,))[0] == env[name][0]:
-            arm[name] = env[name]
+        for name, was in outer.items():
+            if narrow.get(name) is not was and arm.get(name, (None,))[0] == was[0]:
+                arm[name] = was
         return arm, unset
 
     def _arm(self, body: tuple[Any, ...], env: Env, before: set[str],

@@ -21,7 +21,7 @@ from .order import formula_calls, names_used
 from .banded import BandedLookups
 from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
-from .sides import SIDE_BUILTINS
+from .sides import SIDE_BUILTINS, UNION
 from .space import (SPACE_CALLS, space_attr, space_binary, space_call, space_index, space_name,
                     unit_of, visit_placed)
 from .types import (ANY, BOOL, CELL, CLOCK, DICE, INT, NONE, NOTHING, NUM, RUNTIME_KINDS, T,
@@ -378,7 +378,8 @@ class Emitter(OrderedExpressions, BandedLookups):
             self.check_member(node.right, rt, lt)
         elif rt.kind == "name" and isinstance(node.left, s.String):
             self.check_member(node.left, lt, rt)
-        elif join(lt, rt) is None and "none" not in (lt.kind, rt.kind):
+        elif join(lt, rt) is None and "none" not in (lt.kind, rt.kind) and \
+                not _parties_may_meet(lt, rt):
             self.scope.error(RuleTypeError, f"comparing {lt} with {rt} is never true", node.span)
 
     def _check_outcome_name(self, node: s.Binary, lt: T, rt: T) -> None:
@@ -971,3 +972,10 @@ def _computed_terms(node: Any) -> int:
     if isinstance(node, s.Binary) and node.op in ("+", "-"):
         return _computed_terms(node.left) + _computed_terms(node.right)
     return 0 if isinstance(node, s.Number) else 1
+
+
+def _parties_may_meet(a: T, b: T) -> bool:
+    """`p == knight` where p is "a rider or horse": true when p is the rider knight."""
+    a, b = a.sure(), b.sure()
+    return a.kind == b.kind == "combatant" and bool(
+        set((a.ref or "").split(UNION)) & set((b.ref or "").split(UNION)))

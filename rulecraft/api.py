@@ -384,7 +384,7 @@ def _shape(node: object) -> object:
     if attrs.has(type(node)):
         return (type(node).__name__,) + tuple(
             _shape(getattr(node, f.name)) for f in attrs.fields(type(node))
-            if not f.name.endswith("span"))
+            if not f.name.endswith(("span", "spans")))  # `side_spans`: each name's
     if isinstance(node, tuple):
         return tuple(_shape(item) for item in node)
     return node

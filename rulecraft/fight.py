@@ -176,8 +176,16 @@ class Tally:
                 self.draws += 1
             else:
                 _count(self.side_wins, won, 1)
-        self.time += _exact(outcome.get("time", 0) or 0)
-        self.passes += _exact(outcome.get("turns", outcome.get("rounds", 0)) or 0)
+        # An outcome of the rules' own (`afterwards:` … `outcome won with winner = …`) may not
+        # say when: the fight's clock does, at its last event, and its turns are counted.
+        time = outcome.get("time", None)
+        if time is None:
+            time = max((e["time"] for e in done.events), default=0)
+        passes = outcome.get("turns", outcome.get("rounds", None))
+        if passes is None:
+            passes = sum(e["kind"] == "turn" for e in done.events)
+        self.time += _exact(time or 0)
+        self.passes += _exact(passes or 0)
         for fighter in done.fighters:
             into = self.states.setdefault(done.name(fighter), {})
             for key, figure in _state_figures(fighter):

@@ -28,6 +28,9 @@ from .fight_states import Unmergeable
 from .limits import Limits
 from .values import display
 
+AT_ONCE = 10 ** 12  # a triggered rule's tie order comes before any order scheduled
+
+
 class Pending:
     """An event waiting for its time: what runs then (a function of the rule file's module,
     given the values it captured), for whom (the party whose action it belongs to, if any)
@@ -194,7 +197,7 @@ class Clock(Schedule):
 
     def fire(self, span: Span, kind: str, what: Any, who: Any) -> None:
         """An event of a party's: each rule set up for it runs at once (as an event due now,
-        after what is already due now), one link further down its chain."""
+        before what was already due now), one link further down its chain."""
         for trigger in self.triggers:
             if trigger.kind != kind or (trigger.what is not None and trigger.what != what):
                 continue
@@ -207,8 +210,10 @@ class Clock(Schedule):
                                  f"times in a row {Limits.hint('trigger_chain')}", span,
                                  self.ctx.source)
             self.order += 1
-            self.pending.append(Pending(trigger.label, self.now, self.order, who, trigger.run,
-                                        (who, *trigger.args), depth, trigger.span))
+            # "at once": before the turns and events already due at this instant (a blocker's
+            # own turn due now must not come before his blocking attack), in the order fired.
+            self.pending.append(Pending(trigger.label, self.now, self.order - AT_ONCE, who,
+                                        trigger.run, (who, *trigger.args), depth, trigger.span))
             self.ctx.trace.append(("trigger", trigger.label, who, trigger.span,
                                    (f"fires at {display(self.now)} {self.clock}", who)))
 

@@ -44,7 +44,9 @@ def side_arguments(encounter: Procedure, fighters: Any) -> dict[str, Any]:
         if missing:
             raise RangeError(f"encounter {encounter.name}: no fighters given for the side "
                              f"{missing[0]!r} (its sides are {', '.join(names)})")
-        given = [list(fighters[n]) for n in names]
+        # A side of one fighter may be given as that fighter: {"archer": dan}.
+        given = [[fighters[n]] if isinstance(fighters[n], Combatant) else list(fighters[n])
+                 for n in names]
     else:
         given = [list(g) for g in fighters]
         if len(given) != len(groups):

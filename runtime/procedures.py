@@ -367,6 +367,13 @@ class Procedure:
             return fight.odds()
         except Unmergeable:
             return None
+        except RangeError as err:  # the command's budget of work, spent: sample instead
+            if getattr(err, "limit", None) != "work":
+                raise
+            raise exact.TooLarge(f"{err.message}; estimate the odds by sampling instead: "
+                                 "`rulecraft odds … --samples 100000 --seed 1` (from Python: "
+                                 "procedure.sample(100000, seed=1, …))", err.span,
+                                 err.source) from None
         except DiceError as err:
             if err.span is not None or not hasattr(err, "limit"):
                 raise

@@ -36,9 +36,11 @@ class Work:
 
     def refuse(self, span: Span | None, source: str | None) -> None:
         self.left = -1  # refused for good: a caller that catches it cannot go on spending
-        raise RangeError(f"this would take more than {self.limit:,} steps of work in all "
+        err = RangeError(f"this would take more than {self.limit:,} steps of work in all "
                          f"(loop passes, procedure calls and the items of lists, each weighed "
                          f"by the steps it plays) {Limits.hint('work')}", span, source)
+        err.limit = "work"  # type: ignore[attr-defined]  # as exact odds' refusals name theirs
+        raise err
 
     @property
     def spent(self) -> int:

@@ -71,7 +71,7 @@ def test_a_missed_blocking_attack_lets_the_runner_through():
 def test_the_fight_log_shows_the_rule_firing():
     rb, runner, guard = block()
     log = rb.fight([runner, guard], dice=[5]).log()
-    assert "on changed at by runner fires at 2 tenths" in log
+    assert "on entered by runner fires at 2 tenths" in log
     assert "block = strike: hit | dice: blow 5" in log
 
 
