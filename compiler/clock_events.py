@@ -14,6 +14,7 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
+from .clock_ticks import duration_code
 from .encounters import _names_in
 from .expressions import Env
 from .types import CLOCK, T, is_number
@@ -47,6 +48,7 @@ class ClockEventSteps:
             self.scope.error(RuleTypeError, f"an event comes after a number of {unit}, not {t}",
                              step.after.span)
         code = self.emit.cast(code, t, "num", step.after)
+        code, _ = duration_code(self, code, t, step.unit)  # `after 1 second as arrow:`
         party = "None"
         if step.party is not None:
             party = self._event_party(step.party, step.span, env)
