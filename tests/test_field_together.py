@@ -92,3 +92,18 @@ def test_an_event_s_time_carries_a_unit(tmp_path):
         rulecraft.compile(MARCH.replace("after 1 second as", "after 1 parsec as"), "t.rules")
     assert (info.value.line, info.value.column) == (14, 15)
     assert "unknown unit of time of clock tenths 'parsec'" in str(info.value)
+
+
+def test_every_tick_due_at_the_instant_a_fight_ends_still_comes():
+    # The docs: "`ends when` is tested after a tick too, once nothing more is due at that
+    # instant". At 2 seconds the second arrow ends the walk; B's fatigue, counted every 2
+    # seconds after the turns, is due then too: it is counted before the fight ends.
+    rb = rulecraft.compile(MARCH, "t.rules")
+    march = rb.procedures["march"]
+    r = march.run(a=rb.combatant(name="A"), b=rb.combatant(name="B"), dice=[2, 2])
+    assert r.outcome["time"] == 20 and r.combatants["a"].hp == 0
+    assert [e.value for e in r.trace if e.kind == "tick"] == [10, 10, 20]
+    assert r.combatants["b"].tired == 1
+    odds = agree(march, lambda r: r.combatants["b"].tired,
+                 a=rb.combatant(name="A"), b=rb.combatant(name="B"))
+    assert set(odds) == {1, 2}
