@@ -207,7 +207,9 @@ class Clock(Schedule):
                                  f"times in a row {Limits.hint('trigger_chain')}", span,
                                  self.ctx.source)
             self.order += 1
-            self.pending.append(Pending(trigger.label, self.now, self.order, who, trigger.run,
+            # None: a rule fired by f's event is no part of f's action (stopping or cancelling
+            # f does not take it away); f is its first argument
+            self.pending.append(Pending(trigger.label, self.now, self.order, None, trigger.run,
                                         (who, *trigger.args), depth, trigger.span))
             self.ctx.trace.append(("trigger", trigger.label, who, trigger.span,
                                    (f"fires at {display(self.now)} {self.clock}", who)))

@@ -107,3 +107,100 @@ def test_every_tick_due_at_the_instant_a_fight_ends_still_comes():
     odds = agree(march, lambda r: r.combatants["b"].tired,
                  a=rb.combatant(name="A"), b=rb.combatant(name="B"))
     assert set(odds) == {1, 2}
+
+
+# ---- triggers in an encounter of sides and targets, the referee inside them, a condition at a
+# location standing over a choice ---------------------------------------------------------------
+# Issue 15: "`on EVENT:` blocks for rules that fire on another party's event ... with built-in
+# events (parried, gave a condition ...)"; BT: "This hit makes that body part useless"; Ringing
+# Steel: "While grappling ... Only dodging and hand parries are possible" (a standing
+# constraint). The referee says where the wound is.
+SKIRMISH = """rulebook wounds "A skirmish of wounds"
+enum location: Head, Arm
+enum condition: Shock, Down
+
+combatant fighter:
+  name: name
+  speed: 1..20 = 5
+  state hp: 0..6 = 2 clamped
+  state rage: 0..5 = 0
+
+while "Shock", manner may only be "Careful"
+
+procedure strike(attacker: fighter, target: fighter):
+  choose manner by attacker from ["Wild", "Careful"] default "Wild"
+  roll blow = d6
+  let need = if manner == "Wild" then 3 else 5
+  if blow >= need:
+    add -1 to target.hp
+    outcome hit
+  outcome missed
+
+encounter skirmish (heroes: list fighter, foes: list fighter):
+  clock tenths "tenths of a second": second = 10
+  on changed hp by p:
+    if p.hp == 1:
+      choose spot by referee from location default "Arm"
+      give p "Shock" on spot for 1 second
+      ruling "the referee says how the wound looks"
+    if p.hp == 0:
+      give p "Down"
+  on given "Shock" by p:
+    add 1 to p.rage
+  for each f in party:
+    act f at f.speed
+  turn f:
+    if len(foes(f)) > 0:
+      if target(f) == none or not standing(target(f)):
+        aim f at argmin(o.hp for o in foes(f))
+      let foe = target(f)
+      after 2 as blow:
+        if f.hp > 0 and foe.hp > 0:
+          call hit = strike(f, foe)
+          if foe.hp == 0:
+            stop foe
+      act f after f.speed
+  ends when one side standing
+  at most 12 turns
+"""
+
+
+def _sides(rb: rulecraft.Rulebook) -> dict[str, list[Any]]:
+    return {"heroes": [rb.combatant(name="Ann", speed=4), rb.combatant(name="Bo", speed=6)],
+            "foes": [rb.combatant(name="Cy", speed=3, hp=3)]}
+
+
+def test_a_rule_fires_on_a_condition_given_at_a_location(tmp_path):
+    # `on given "Shock"` fires for "Shock on Arm" as for "Shock": the condition is given.
+    rb, shown, sheet = everywhere(SKIRMISH, tmp_path)
+    sides = _sides(rb)
+    # Cy (3) aims at Ann; his blow lands at 5 (die 4, a wild blow): Ann at 1 HTK, in Shock on
+    # the Arm (the referee's default), and in a rage.
+    r = rb.procedures["skirmish"].run(**sides, dice=[4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    ann = r.combatants["heroes[0]"]
+    assert ann.hp == 1 and ann.rage == 1
+    assert [e.value for e in r.trace if e.kind == "give"][0] == "Shock on Arm"
+    assert [e.value for e in r.trace if e.kind == "ruling"] == [
+        "the referee says how the wound looks"]
+    log = rb.fight(_sides(rb), dice=[4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]).log()
+    assert 'on given "Shock" by Ann fires at 5 tenths' in log
+    assert "spot = Arm (by referee, default)" in log
+    assert "the referee's call: the referee says how the wound looks" in log
+    assert "standing constraints:\n  while Shock, manner may only be Careful (line 11)" in shown
+    assert "on given \"Shock\" by p (line 31)" in shown
+    assert "While Shock, only Careful." in sheet
+
+
+def test_a_rule_fired_by_a_party_s_event_survives_the_party_being_stopped():
+    # The blow that fells a fighter stops him (`stop foe`): the rule firing on his HTK changing
+    # ("on changed hp by p: … give p "Down"") still runs — it is no part of his action.
+    rb = rulecraft.compile(SKIRMISH, "t.rules")
+    # Cy's blows at 5 and 8 (4 and 3, wild) fell Ann; Ann's and Bo's miss.
+    r = rb.procedures["skirmish"].run(**_sides(rb), dice=[4, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1])
+    ann = r.combatants["heroes[0]"]
+    assert ann.hp == 0
+    assert [(e.name, e.value) for e in r.trace if e.kind == "give"][-1][1] == "Down"
+    seeded = rb.procedures["skirmish"].run(**_sides(rb), seed=0)
+    felled = [c for c in seeded.combatants.values() if c.hp == 0]
+    assert len(felled) == 2 and ", Down\nBo: hp 0" in rb.fight(_sides(rb), seed=0).log()
+    assert len([e for e in seeded.trace if e.kind == "give" and e.value == "Down"]) == 2
