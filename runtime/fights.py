@@ -202,6 +202,9 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
+        elif entry.kind == "let" and entry.name == "round" and entry.depth == 0 and \
+                turn is None and isinstance(entry.value, int):
+            now = entry.value  # a clock of rounds: its time is the round (`let round = 2`)
         if entry.depth == 0 and isinstance(entry.value, Combatant):
             parties[entry.name] = entry.value
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice

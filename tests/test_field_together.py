@@ -204,3 +204,98 @@ def test_a_rule_fired_by_a_party_s_event_survives_the_party_being_stopped():
     felled = [c for c in seeded.combatants.values() if c.hp == 0]
     assert len(felled) == 2 and ", Down\nBo: hp 0" in rb.fight(_sides(rb), seed=0).log()
     assert len([e for e in seeded.trace if e.kind == "give" and e.value == "Down"]) == 2
+
+
+# ---- a round clock: take turns with delay, a condition at a location for a minute, formulas
+# with `where` and enum order in `ends when`, list filters over foes(c), a bounded recursion
+# called from the encounter, and the calendar ---------------------------------------------------
+ROUNDS = """rulebook rounds "A melee by rounds"
+enum location: Head, Arm
+enum wound: Light, Serious, Critical
+
+calendar days "days": week = 7
+
+combatant fighter:
+  name: name
+  initiative: 1..30
+  plan: name = "attack"
+  state hp: 0..20 = 6 clamped
+  state worst: wound = "Light"
+  state last_heal: -100..1000 = -100
+
+# "Falling is very dangerous": each stage of the fall, the rest of it the same rule again
+procedure fall(height: 0..30):
+  roll hurt = d2
+  if height >= 10:
+    call rest = fall(height - 10)
+    outcome landed with damage = hurt + rest.damage
+  outcome landed with damage = hurt
+
+formula worse(w: wound, by: 0..2) = if index(w) + s > 2 then w else shift(w, s) where s = by
+formula beyond(w: wound, mark: wound) = w > mark and step >= 1 where step = index(w) - index(mark)
+
+encounter melee (heroes: list fighter, foes: list fighter):
+  clock rounds "rounds": minute = 10
+  each round:
+    take turns c in sort_descending(p.initiative for p in party):
+      if c.plan == "delay" and not waited(c):
+        delay c to the end
+      else if c.hp > 0 and len([o for o in foes(c) if o.hp > 0]) > 0:
+        let foe = argmin(o.hp for o in [o for o in foes(c) if o.hp > 0])
+        if has(c, "Shock", on="Arm"):
+          call f = fall(10)
+          set c.hp = c.hp - f.damage
+        else:
+          roll blow = d2
+          set foe.hp = foe.hp - blow
+          if blow == 2:
+            give foe "Shock" on "Arm" for 1 minute
+            set foe.worst = worse(foe.worst, 1)
+    for each h in heroes:
+      if today - h.last_heal >= week:
+        set h.hp = h.hp + 1
+        set h.last_heal = today
+  ends when sides_standing() <= 1 or beyond(foes[0].worst, "Serious") or round == 3
+  at most 3 rounds
+"""
+
+
+def _melee(rb: rulecraft.Rulebook) -> dict[str, list[Any]]:
+    return {"heroes": [rb.combatant(name="Ann", initiative=12, plan="delay", hp=3)],
+            "foes": [rb.combatant(name="Cy", initiative=8, hp=3),
+                     rb.combatant(name="Di", initiative=5, hp=2)]}
+
+
+def test_a_melee_by_rounds_meets_delay_locations_formulas_filters_and_the_calendar(tmp_path):
+    rb, shown, sheet = everywhere(ROUNDS, tmp_path)
+    melee = rb.procedures["melee"]
+    # Round 1: Ann waits to the end; Cy and Di hit her for 1 each; her blow (2) fells Di, in
+    # Shock on the Arm and worse wounded; she heals a day's point (day 10: a week since -100).
+    r = melee.run(**_melee(rb), dice=[1, 1, 2, 1, 1, 1], day=10)
+    hp = {c.name: (c.hp, c.worst, c.last_heal) for c in r.combatants.values()}
+    assert hp == {"Ann": (0, "Light", 10), "Cy": (2, "Light", -100), "Di": (0, "Serious", -100)}
+    assert r.outcome == "ended" and r.outcome["rounds"] == 3
+    # A shocked arm makes Cy fall instead (the recursion called from the encounter).
+    # Cy's 2 leaves Ann (at 6) in Shock on the Arm: when her turn comes she falls 10 feet.
+    sides = _melee(rb)
+    sides["heroes"] = [rb.combatant(name="Ann", initiative=12, plan="delay", hp=6)]
+    shocked = melee.run(**sides, dice=[2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1], day=10)
+    assert [(e.name, e.value) for e in shocked.trace if e.kind == "outcome"][:2] == [
+        ("landed", "landed"), ("landed", "landed")]
+    assert shocked.combatants["heroes[0]"].hp < 6 - 2
+    odds = agree(melee, lambda r: tuple(c.hp for c in r.combatants.values()), **_melee(rb),
+                 day=10)
+    assert sum(odds.values()) == 1
+    assert melee.run(**_melee(rb), seed=3, day=10).outcome == "ended"
+    assert "calendar days: week = 7 days" in shown
+    assert "Foe is Shock on Arm for 1 minute." in sheet
+
+
+def test_a_fight_log_by_rounds_is_timed_by_its_rounds():
+    # The log's first column is the time: on a clock of rounds, the round (a condition given
+    # in round 1 for 1 minute, 10 rounds, lasts until 11).
+    rb = rulecraft.compile(ROUNDS, "t.rules")
+    log = rb.fight(_melee(rb), dice=[1, 1, 2, 1, 1, 1], day=10).log()
+    assert "     1              round = 1\n" in log
+    assert "     2              round = 2\n" in log
+    assert "     1              Di is Shock on Arm (until 11)" in log
