@@ -13,6 +13,7 @@ from click.testing import CliRunner
 import rulecraft
 from rulecraft.cli import cli
 from rulecraft.runtime.errors import RulecraftError
+from rulecraft.runtime.space import Hex
 
 
 def everywhere(text: str, tmp_path: Any) -> tuple[rulecraft.Rulebook, str, str]:
@@ -299,3 +300,108 @@ def test_a_fight_log_by_rounds_is_timed_by_its_rounds():
     assert "     1              round = 1\n" in log
     assert "     2              round = 2\n" in log
     assert "     1              Di is Shock on Arm (until 11)" in log
+
+
+# ---- an event and the referee inside a called procedure, `choosing` on that call, hexes in a
+# fight's exact odds, and a house rule amending the procedure --------------------------------
+# Issue 15: "`now` and `cancel PARTY` inside procedures called from an encounter"; "a caller
+# answering a callee's choice"; "amendments that add an outcome to a base procedure, change
+# its parameters".
+VOLLEY = """rulebook volley "A volley"
+combatant fighter:
+  name: name = "x"
+  state at: hex = hex(0, 0)
+  state hp: 0..5 = 2
+
+procedure loose(archer: fighter, target: fighter):
+  outcomes:
+    loosed "Loosed"
+  choose flight by referee from 1..3 default 2
+  choose aim by archer from ["Body", "Head"] default "Body"
+  let aimed_at = target.at
+  after flight as arrow:
+    if target.at == aimed_at:
+      roll hit = d6
+      let need = if aim == "Head" then 6 else 4
+      if hit >= need:
+        add -1 to target.hp
+        ruling "the referee says where the arrow struck"
+  outcome loosed
+
+encounter volley (archer: fighter, target: fighter):
+  clock tenths "tenths of a second"
+  act archer at 0 as "Shoot"
+  act target at 3 as "Walk"
+  turn f:
+    if f == archer:
+      call shot = loose(archer, target) choosing aim = "Head"
+      act archer after 3 as "Shoot"
+    else:
+      set target.at = step(target.at, 0)
+      act target after 4 as "Walk"
+  ends when target.hp == 0 or hex_distance(target.at, hex(0, 0)) >= 2
+  at most 12 turns
+"""
+
+HOUSE = """rulebook volley_house "Our volley"
+
+extends "volley.rules"
+
+amend procedure loose:
+  add parameter volley: 1..3 = 1
+  add outcome wasted "Wasted"
+  replace choose flight:
+    choose flight by referee from 1..4 default 3
+  insert before let aimed_at:
+    if volley > 2:
+      outcome wasted
+"""
+
+
+def test_an_arrow_loosed_in_a_call_with_the_referee_and_choosing(tmp_path):
+    rb, shown, sheet = everywhere(VOLLEY, tmp_path)
+    volley = rb.procedures["volley"]
+    ann, bo = rb.combatant(name="Ann"), rb.combatant(name="Bo")
+    # Arrows loosed at 0 and 3 (the referee's flight: 2) land at 2 and 5 on the hex Bo stood
+    # in; aimed at the head (`choosing aim = "Head"`) a 6 hits, and the referee rules.
+    r = volley.run(archer=ann, target=bo, dice=[6, 4])
+    assert r.combatants["target"].hp == 1 and r.combatants["target"].at == Hex(2, 0)
+    assert [e.value for e in r.trace if e.kind == "ruling"] == [
+        "the referee says where the arrow struck"]
+    odds = agree(volley, lambda r: (r.combatants["target"].hp, r.combatants["target"].at),
+                 archer=ann, target=bo)
+    assert odds[(2, Hex(2, 0))] == pytest.approx(25 / 36)
+    assert volley.run(archer=ann, target=bo, seed=0).outcome == "ended"
+    assert "choose aim by archer: Body | Head (default Body), in loose" in shown
+    assert "its Aim chosen by this procedure: Head" in sheet
+    log = rb.fight([ann, bo], dice=[6, 4]).log()
+    assert "the referee's call: the referee says where the arrow struck" in log
+    assert "flight = 2 (by referee, default)" in log
+
+
+def test_the_log_shows_an_event_scheduled_inside_a_call():
+    # An event scheduled by a called procedure joins the encounter's clock "all the same": the
+    # log says when it is due, as for one the encounter schedules itself.
+    rb = rulecraft.compile(VOLLEY, "t.rules")
+    log = rb.fight([rb.combatant(name="Ann"), rb.combatant(name="Bo")], dice=[6, 4]).log()
+    assert "event arrow scheduled at 2 tenths" in log
+    assert log.index("event arrow scheduled at 2 tenths") < log.index("event arrow happens")
+
+
+def test_a_house_rule_amends_a_procedure_with_an_event_and_the_referee(tmp_path):
+    (tmp_path / "volley.rules").write_text(VOLLEY, encoding="utf-8")
+    (tmp_path / "house.rules").write_text(HOUSE, encoding="utf-8")
+    rb = rulecraft.load(str(tmp_path / "house.rules"))
+    loose, volley = rb.procedures["loose"], rb.procedures["volley"]
+    ann, bo = rb.combatant(name="Ann"), rb.combatant(name="Bo")
+    assert loose.odds(archer=ann, target=bo, volley=3) == {"wasted": 1}
+    # The referee's flight is 3 now: the second arrow, loosed at 3, lands at 6 on the hex Bo
+    # left at 3 — only the first can hit.
+    odds = agree(volley, lambda r: r.combatants["target"].hp, archer=ann, target=bo)
+    assert odds == {2: pytest.approx(5 / 6), 1: pytest.approx(1 / 6)}
+    shown = CliRunner().invoke(cli, ["show", str(tmp_path / "house.rules")]).output
+    assert "loose(archer: fighter, target: fighter, volley: 1..3 = 1)" in shown
+    assert "choose flight by referee: 1..4 (default 3), in loose" in shown
+    sheet = rulecraft.sheet(rb, format="md")
+    assert "The referee chooses the Flight: 1–4 (by default 3)." in sheet
+    assert rulecraft.format_rules(HOUSE) == HOUSE
