@@ -211,7 +211,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
             call["dice"].append({"name": entry.name, "value": entry.value,
                                  "dice": str(entry.detail[0]) if entry.detail else ""})
         if entry.kind == "branch" or (entry.depth and entry.kind not in (
-                "delay", "lengthen", "ruling", "after", "cancel") and not _referees(entry)):
+                "delay", "lengthen", "ruling", "after", "cancel", "trigger")
+                and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,

@@ -405,3 +405,87 @@ def test_a_house_rule_amends_a_procedure_with_an_event_and_the_referee(tmp_path)
     sheet = rulecraft.sheet(rb, format="md")
     assert "The referee chooses the Flight: 1–4 (by default 3)." in sheet
     assert rulecraft.format_rules(HOUSE) == HOUSE
+
+
+# ---- a raised event in a call fires a rule; the referee decides; the rule's event makes a
+# call `choosing`; a formula with `where` and enum order runs in a trigger and in `ends when`; a
+# policy answers the referee --------------------------------------------------------------------
+RIPOSTE = """rulebook riposte "Riposte"
+enum stance: Low, Middle, High
+
+combatant fighter:
+  name: name
+  state hp: 0..3 = 2 clamped
+  state guard: stance = "Middle"
+
+formula lower(s: stance) = if s == lowest then s else previous(s) where lowest = "Low"
+
+procedure attack(attacker: fighter, defender: fighter):
+  choose manner by attacker from ["Cut", "Thrust"] default "Cut"
+  roll roll = d6
+  let need = if manner == "Thrust" then 5 else 4
+  if roll >= need:
+    add -1 to defender.hp
+    outcome hit
+  if roll == 1:
+    raise "Parried" for defender
+  outcome missed
+
+encounter duel (a: fighter, b: fighter):
+  clock tenths "tenths"
+  on "Parried" by p:
+    choose riposte by referee from [true, false] default true
+    if riposte:
+      let foe = if p == a then b else a
+      after 1 as riposte_blow:
+        call back = attack(p, foe) choosing manner = "Thrust"
+  on changed hp by p:
+    set p.guard = lower(p.guard)
+  act a at 0
+  act b at 1
+  turn f:
+    let foe = if f == a then b else a
+    aim f at foe
+    call blow = attack(f, foe)
+    act f after 3
+  ends when a.hp == 0 or b.hp == 0 or b.guard < "Middle" and a.guard < "Middle"
+  at most 4 turns
+
+policy cautious "Cautious":
+  riposte = false
+  manner = "Thrust"
+"""
+
+
+def test_a_parry_in_a_call_fires_a_riposte_the_referee_allows(tmp_path):
+    rb, shown, sheet = everywhere(RIPOSTE, tmp_path)
+    duel = rb.procedures["duel"]
+    a, b = rb.combatant(name="A"), rb.combatant(name="B")
+    # A's cut (1) is parried: the referee allows B's riposte, a thrust a tenth later (6: A
+    # is hit, his guard drops to Low).
+    r = duel.run(a=a, b=b, dice=[1, 2, 6, 2, 2])
+    made = [(e.name, e.value) for e in r.trace if e.kind in ("choose", "return")]
+    assert made[:6] == [("manner", "Cut"), ("blow", "missed"), ("riposte", True),
+                        ("manner", "Cut"), ("blow", "missed"), ("manner", "Thrust")]
+    assert r.combatants["a"].guard == "Low" and r.combatants["a"].hp == 1
+    # A cautious referee allows none.
+    cautious = duel.run(a=a, b=b, dice=[1, 2, 6, 2, 2], policy="cautious")
+    assert ("riposte", False) in [(e.name, e.value) for e in cautious.trace
+                                  if e.kind == "choose"]
+    by = (lambda r: (r.combatants["a"].hp, r.combatants["b"].hp, r.combatants["a"].guard))
+    assert sum(agree(duel, by, a=a, b=b).values()) == 1
+    assert sum(agree(duel, by, a=a, b=b, policy="cautious").values()) == 1
+    log = rb.fight([a, b], dice=[1, 2, 6, 2, 2]).log()
+    assert "riposte = yes (by referee, default)" in log
+    assert "event riposte_blow scheduled at 1 tenths" in log
+    assert "back = attack: hit | dice: roll 6" in log
+    assert 'on "Parried" by p (line 24)' in shown
+    assert "“Parried” happens to Defender." in sheet
+
+
+def test_the_log_shows_a_rule_fired_inside_a_call():
+    # "Parried" is raised inside the blow: the log says the rule fires, as it does for a rule
+    # fired by the encounter's own steps.
+    rb = rulecraft.compile(RIPOSTE, "t.rules")
+    log = rb.fight([rb.combatant(name="A"), rb.combatant(name="B")], dice=[1, 2, 6, 2, 2]).log()
+    assert 'on Parried by b fires at 0 tenths' in log
