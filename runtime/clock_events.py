@@ -176,15 +176,19 @@ class Clock(Schedule):
         finally:
             self.depth = 0
 
-    def run_due(self, span: Span) -> None:
-        """On a clock of rounds: the events due by this round, in order, before its steps."""
+    def run_due(self, span: Span) -> bool:
+        """On a clock of rounds: the events due by this round, in order, before its steps;
+        whether any came (`ends when` is tested after them)."""
+        ran = False
         while self.pending:
             event = min(self.pending, key=lambda e: (e.when, e.order))
             if event.when > self.now:
-                return
+                break
             self.pending.remove(event)
             self.ctx._pass(span)
             self.run_event(event)
+            ran = True
+        return ran
 
     # ---- triggers --------------------------------------------------------------------------
     def watch(self, span: Span, kind: str, what: Any, run: Callable[..., Any],

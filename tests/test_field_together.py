@@ -489,3 +489,44 @@ def test_the_log_shows_a_rule_fired_inside_a_call():
     rb = rulecraft.compile(RIPOSTE, "t.rules")
     log = rb.fight([rb.combatant(name="A"), rb.combatant(name="B")], dice=[1, 2, 6, 2, 2]).log()
     assert 'on Parried by b fires at 0 tenths' in log
+
+
+# ---- a round clock with events pending, ticks at a round's start and afterwards -------------
+# The docs: "A tick at a round's start that ends the fight ends it before the round is played";
+# an event "cannot end the encounter with an outcome (`ends when` is tested after it)".
+BLEED = """rulebook bleed "Bleeding by rounds"
+combatant fighter:
+  name: name
+  state hp: 0..9 = 5
+  state bled: 0..20 = 0
+
+encounter e (a: fighter, b: fighter):
+  clock rounds "rounds": minute = 2
+  each round:
+    if round == 1:
+      after 2 as bleed:
+        add 1 to a.bled
+    add -1 to a.hp
+  every 1 minute before turns:
+    add 10 to a.bled
+  ends when a.bled >= 11
+  at most 6 rounds
+  afterwards:
+    set b.bled = now
+"""
+
+
+def test_an_event_at_a_round_s_start_that_ends_the_fight_ends_it_before_the_round(tmp_path):
+    # The minute's tick at the start of round 2 brings a to 10; the bleeding event due at the
+    # start of round 3 brings him to 11: the fight ends there, round 3 unplayed (a lost 1 HTK
+    # a round in rounds 1 and 2 only).
+    rb, _, _ = everywhere(BLEED, tmp_path)
+    e = rb.procedures["e"]
+    r = e.run(a=rb.combatant(name="A"), b=rb.combatant(name="B"), dice=[])
+    assert r.combatants["a"].bled == 11 and r.combatants["a"].hp == 3
+    assert r.outcome == "ended" and r.outcome["time"] == 3 and r.combatants["b"].bled == 3
+    by = agree(e, lambda r: r.combatants["a"].hp, a=rb.combatant(name="A"),
+               b=rb.combatant(name="B"))
+    assert by == {3: 1}
+    log = rb.fight([rb.combatant(name="A"), rb.combatant(name="B")], seed=0).log()
+    assert "     3              event bleed happens\n     3              a.bled = 11\n" in log
