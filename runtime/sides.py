@@ -23,7 +23,8 @@ class Sides:
     def __init__(self, sched: Any, sides: Sequence[tuple[str, Sequence[Any]]]) -> None:
         self.sched = sched
         self.sides = tuple((name, tuple(fighters)) for name, fighters in sides)
-        self.party = [f for _, fighters in self.sides for f in fighters]
+        # lists are tuples when rules run (indexed, checked, handed to procedures as such)
+        self.party = tuple(f for _, fighters in self.sides for f in fighters)
         self._side = {id(f): name for name, fighters in self.sides for f in fighters}
 
     def side(self, fighter: Any, span: Span) -> str:
@@ -38,17 +39,18 @@ class Sides:
         """Still in the fight: no step has stopped it."""
         return id(fighter) not in self.sched.stopped
 
-    def foes(self, fighter: Any, span: Span) -> list[Any]:
+    def foes(self, fighter: Any, span: Span) -> tuple[Any, ...]:
         """The fighters of the other sides still in the fight, in the order given."""
         mine = self.side(fighter, span)
         self._spend(span)
-        return [f for name, fs in self.sides if name != mine for f in fs if self.standing(f)]
+        return tuple(f for name, fs in self.sides if name != mine for f in fs
+                     if self.standing(f))
 
-    def allies(self, fighter: Any, span: Span) -> list[Any]:
+    def allies(self, fighter: Any, span: Span) -> tuple[Any, ...]:
         """The other fighters of its side still in the fight."""
         mine = self.side(fighter, span)
         self._spend(span)
-        return [f for f in dict(self.sides)[mine] if f is not fighter and self.standing(f)]
+        return tuple(f for f in dict(self.sides)[mine] if f is not fighter and self.standing(f))
 
     def standing_sides(self) -> int:
         """How many sides have a fighter still in the fight."""

@@ -530,3 +530,47 @@ def test_an_event_at_a_round_s_start_that_ends_the_fight_ends_it_before_the_roun
     assert by == {3: 1}
     log = rb.fight([rb.combatant(name="A"), rb.combatant(name="B")], seed=0).log()
     assert "     3              event bleed happens\n     3              a.bled = 11\n" in log
+
+
+# ---- lists of fighters from the sides: indexed, filtered, passed on --------------------------
+PICK = """rulebook pick "Pick the first foe"
+combatant fighter:
+  name: name
+  state hp: 0..5 = 2 clamped
+
+procedure volley_at(archer: fighter, targets: list fighter):
+  for each t in targets:
+    roll hit = d2
+    if hit == 2:
+      add -1 to t.hp
+  outcome loosed
+
+encounter pick (heroes: list fighter, foes: list fighter):
+  clock rounds "rounds"
+  each round:
+    for each c in party:
+      if len(foes(c)) > 0:
+        let first = foes(c)[0]
+        let last = [o for o in party if side(o) != side(c)][-1]
+        if c == party[0]:
+          call shots = volley_at(c, foes(c))
+        else:
+          add -1 to first.hp
+          add -1 to last.hp
+  ends when round == 1
+  at most 1 rounds
+"""
+
+
+def test_the_sides_lists_are_lists_like_any_other():
+    # `foes(c)[0]`, `party[0]` and `foes(c)` handed to a procedure taking a list of fighters.
+    rb = rulecraft.compile(PICK, "t.rules")
+    pick = rb.procedures["pick"]
+    sides = {"heroes": [rb.combatant(name="Ann")],
+             "foes": [rb.combatant(name="Cy"), rb.combatant(name="Di")]}
+    # Ann's volley hits Cy (2) and misses Di (1); Cy strikes Ann twice (first and last foe),
+    # Di too.
+    r = pick.run(**sides, dice=[2, 1])
+    assert [c.hp for c in r.combatants.values()] == [0, 1, 2]
+    assert sum(agree(pick, lambda r: tuple(c.hp for c in r.combatants.values()),
+                     **sides).values()) == 1
