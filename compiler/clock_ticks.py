@@ -84,7 +84,7 @@ class TickSteps:
                 self.line(depth, f"if v_round % {period} == 0:")
                 self.steps(block.body, dict(env), depth + 1)
                 if before:
-                    self.ends_after_tick(step, env, ending, depth + 1)
+                    self.ends_after_tick(step, last_played(env), ending, depth + 1)
 
     def ends_after_tick(self: Any, step: s.EncounterLoop, env: Env, ending: str,
                         depth: int) -> None:
@@ -180,6 +180,12 @@ def waited_call(emitter: Any, node: s.Call, env: Env) -> tuple[str, Any]:
     return f"{env['_round_order'][0]}.waited({who})", BOOL
 
 
+def last_played(env: Env) -> Env:
+    """At a round's start, before it is played, `ends when` reads `round` as the round last
+    played: `ends when round == 2` ends the fight after round 2, not before it."""
+    return {**env, "round": ("(v_round - 1)", env["round"][1])} if "round" in env else env
+
+
 def duration_code(writer: Any, code: str, t: Any, unit: s.TimeUnit | None) -> tuple[str, Any]:
     """A time written with a unit, in the encounter's clock (or the rulebook's one clock)."""
     return duration(writer, code, t, unit, writer.encounter)
@@ -195,4 +201,4 @@ def loop_blocks(writer: Any, node: s.EncounterLoop, step: Any) -> tuple[Any, ...
     return blocks
 
 
-__all__ = ["TickSteps", "duration_code", "loop_blocks", "waited_call"]
+__all__ = ["TickSteps", "duration_code", "last_played", "loop_blocks", "waited_call"]

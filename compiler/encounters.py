@@ -16,7 +16,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
-from .clock_ticks import duration_code
+from .clock_ticks import duration_code, last_played
 from .expressions import Env
 from . import sides
 from .scope import cost
@@ -178,7 +178,7 @@ class EncounterSteps:
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
             self.line(inner, "if _ran:")  # an event at the round's start may end the fight
-            self.ends_after_tick(step, env, ending, inner + 1)
+            self.ends_after_tick(step, last_played(env), ending, inner + 1)
             self.line(inner + 1, "pass")
             self.round_ticks(step, env, periods, inner, True, ending)  # `before turns`
         self.steps(step.body, env, inner)

@@ -574,3 +574,30 @@ def test_the_sides_lists_are_lists_like_any_other():
     assert [c.hp for c in r.combatants.values()] == [0, 1, 2]
     assert sum(agree(pick, lambda r: tuple(c.hp for c in r.combatants.values()),
                      **sides).values()) == 1
+
+
+def test_ends_when_at_a_round_s_start_reads_the_round_last_played():
+    # `ends when round == 2` ends the fight after round 2, whether or not a tick at a round's
+    # start (`every 2 rounds before turns:`) or an event due then comes first.
+    base = """rulebook r "r"
+combatant fighter:
+  name: name
+  state hp: 0..9 = 5
+encounter e (a: fighter):
+  clock rounds "rounds"
+  each round:
+    if round == 1:
+      after 1 as sting:
+        add 0 to a.hp
+    add -1 to a.hp
+  every 2 rounds before turns:
+    add 0 to a.hp
+  ends when round == 2
+  at most 5 rounds
+"""
+    for text in (base, base.replace("  every 2 rounds before turns:\n    add 0 to a.hp\n", ""),
+                 base.replace("    if round == 1:\n      after 1 as sting:\n        add 0 to a.hp\n",
+                              "")):
+        rb = rulecraft.compile(text, "t.rules")
+        r = rb.procedures["e"].run(a=rb.combatant(name="A"))
+        assert r.outcome["time"] == 2 and r.combatants["a"].hp == 3, text
