@@ -41,7 +41,12 @@ class ClockEventSteps:
         self.line(depth, f"_ev_act(_ctx, {who}, {time}, {step.mode == 'after'}, {code}, "
                          f"{step.lane!r})")
 
+    after_the_loop = False  # writing an encounter's `afterwards:` steps
+
     def visit_EventStep(self: Any, step: s.EventStep, env: Env, depth: int) -> None:
+        if self.after_the_loop:
+            self.scope.error(RuleTypeError, "the fight is over when `afterwards:` runs: an "
+                             "event scheduled there never comes", step.span)
         code, t = self.expr(step.after, env)
         if not is_number(t):
             unit = self.encounter or "the clock"

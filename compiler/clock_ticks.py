@@ -112,7 +112,11 @@ class TickSteps:
         inner["ending"] = ("v_ending", NAME)
         self.line(depth + 1, "v_ending = _ended.outcome.name")
         self.line(depth + 1, f"_ctx.let({self.scope.span_ref(step.span)}, 'ending', v_ending)")
-        self.steps(step.afterwards, inner, depth + 1)
+        self.after_the_loop = True  # an event scheduled here never comes (compiler/clock_events)
+        try:
+            self.steps(step.afterwards, inner, depth + 1)
+        finally:
+            self.after_the_loop = False
         self.line(depth + 1, "raise")
 
     # -- a round's order ------------------------------------------------------------------

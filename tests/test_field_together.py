@@ -601,3 +601,13 @@ encounter e (a: fighter):
         rb = rulecraft.compile(text, "t.rules")
         r = rb.procedures["e"].run(a=rb.combatant(name="A"))
         assert r.outcome["time"] == 2 and r.combatants["a"].hp == 3, text
+
+
+def test_an_event_scheduled_afterwards_is_an_error_at_it():
+    # `afterwards:` runs once the loop has ended: an event scheduled there would never come.
+    text = BLEED.replace("    set b.bled = now\n", "    after 1 as late:\n      add 1 to b.bled\n")
+    with pytest.raises(RulecraftError) as info:
+        rulecraft.compile(text, "t.rules")
+    assert (info.value.line, info.value.column) == (19, 5)
+    assert "the fight is over when `afterwards:` runs: an event scheduled there never comes" \
+        in str(info.value)
