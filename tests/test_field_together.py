@@ -611,3 +611,56 @@ def test_an_event_scheduled_afterwards_is_an_error_at_it():
     assert (info.value.line, info.value.column) == (19, 5)
     assert "the fight is over when `afterwards:` runs: an event scheduled there never comes" \
         in str(info.value)
+
+
+# ---- a second lane, a rule firing on entering, a tick after the turns -------------------------
+LANES = """rulebook lanes "Walking past a guard"
+combatant fighter:
+  name: name = "x"
+  state at: 0..20 = 0
+  state hp: 0..3 = 2
+  state seen: name = "nothing"
+
+encounter e (a: fighter, b: fighter):
+  clock tenths "tenths": second = 10
+  on entered by mover:
+    if mover == a and mover.at == 2:
+      set b.seen = if action(a, "move") == none then "still" else action(a, "move")
+      cancel a
+  act a after 1 second as "Walk" on lane move
+  act a at 0 as "Guard"
+  act b at 5 as "Wait"
+  turn f:
+    if f == a and action(a) == none and last_action(a) == "Walk":
+      add 1 to a.at
+      act a after 1 second as "Walk" on lane move
+    else if f == b:
+      roll r = d2
+      if r == 2:
+        add -1 to a.hp
+      act b after 1 second as "Wait"
+  every 1 second after turns:
+    if a.hp == 0:
+      stop a
+  ends when b.seen != "nothing" or a.hp == 0
+  at most 20 turns
+"""
+
+
+def test_a_walk_on_a_second_lane_seen_by_a_rule_on_entering(tmp_path):
+    rb, shown, sheet = everywhere(LANES, tmp_path)
+    e = rb.procedures["e"]
+    a, b = rb.combatant(name="A"), rb.combatant(name="B")
+    r = e.run(a=a, b=b, dice=[1, 1])
+    # A walks a hex a second on his lane; entering hex 2 (at 2 seconds) B sees him walking,
+    # and A's walk is cancelled.
+    assert (r.combatants["a"].at, r.combatants["b"].seen) == (2, "Walk")
+    assert [e.detail for e in r.trace if e.kind == "cancel"] == ["Walk on lane move"]
+    odds = agree(e, lambda r: (r.combatants["a"].at, r.combatants["a"].hp,
+                               r.combatants["b"].seen), a=a, b=b)
+    assert odds == {(2, 2, "Walk"): pytest.approx(1 / 4), (2, 1, "Walk"): pytest.approx(1 / 2),
+                    (1, 0, "nothing"): pytest.approx(1 / 4)}
+    log = rb.fight([a, b], dice=[1, 1]).log()
+    assert "a's action completes at 20 (Walk on lane move)" in log
+    assert "on entered by mover (line 10)" in shown
+    assert "A’s next action completes after 1 second (the action: Walk on lane Move)." in sheet
