@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
@@ -91,9 +93,7 @@ class TickSteps:
         """`ends when` tested after a tick or an event too (a fighter bleeding to death on the
         minute, an arrow that kills, ends the fight), once nothing more is due at that time —
         when it names only what is known before the turn."""
-        from .order import names_used
-
-        if any(name not in env for name, _ in names_used(step.ends, calls=False)):
+        if any(name not in env for name in free_names(step.ends)):
             return
         where = self.scope.span_ref(step.span)
         unset = set(self.unset)
@@ -182,6 +182,30 @@ def waited_call(emitter: Any, node: s.Call, env: Env) -> tuple[str, Any]:
     if wt.kind not in ("combatant", "any"):
         return emitter._bad(f"waited(party) asks of a combatant, not {wt}", node.args[0])
     return f"{env['_round_order'][0]}.waited({who})", BOOL
+
+
+def free_names(node: object) -> set[str]:
+    """The names an expression reads from outside it: those of `… for c in party` (a list
+    filter, an aggregate) are its own."""
+    from .order import names_used
+
+    bound = {n.var for n in _nodes(node) if isinstance(n, s.Aggregate)}
+    return {name for name, _ in names_used(node, calls=False)} - bound
+
+
+def _nodes(node: object) -> list[object]:
+    """Every node of an expression, itself first."""
+    found: list[object] = [node]
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
+            if field.name == "span":
+                continue
+            value = getattr(node, field.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                for inner in item if isinstance(item, tuple) else (item,):
+                    if attrs.has(type(inner)):
+                        found += _nodes(inner)
+    return found
 
 
 def last_played(env: Env) -> Env:

@@ -664,3 +664,43 @@ def test_a_walk_on_a_second_lane_seen_by_a_rule_on_entering(tmp_path):
     assert "a's action completes at 20 (Walk on lane move)" in log
     assert "on entered by mover (line 10)" in shown
     assert "A’s next action completes after 1 second (the action: Walk on lane Move)." in sheet
+
+
+# ---- `ends when` with a list filter, tested after a rule fires --------------------------------
+def test_ends_when_with_a_list_filter_is_tested_after_an_event():
+    # Both runners felled by rules firing at 1 tenth: the fight has ended there (no runner
+    # standing short of the line), not gone idle for want of turns.
+    text = """rulebook block "Blocking on the hex grid"
+combatant fighter:
+  name: name
+  state at: hex = hex(0, 0)
+  state facing: facing = 0
+  state hp: 0..2 = 1
+
+encounter e (runners: list fighter, guards: list fighter):
+  clock tenths "tenths"
+  on entered by mover:
+    for each g in foes(mover):
+      if hex_distance(g.at, mover.at) <= 1 and g.hp > 0 and mover.hp > 0:
+        roll blow = d2
+        if blow == 2:
+          add -1 to mover.hp
+          if mover.hp == 0:
+            stop mover
+  for each f in runners:
+    act f at 1
+  turn f:
+    set f.at = step(f.at, f.facing)
+    act f after 2
+  ends when len([r for r in runners if r.hp > 0 and r.at.q < 3]) == 0
+  at most 10 turns
+"""
+    rb = rulecraft.compile(text, "t.rules")
+    e = rb.procedures["e"]
+    sides = {"runners": [rb.combatant(name="R1"), rb.combatant(name="R2", at=Hex(0, 1))],
+             "guards": [rb.combatant(name="G", at=Hex(2, 0))]}
+    r = e.run(**sides, dice=[2, 2])
+    assert r.outcome == "ended" and r.outcome["time"] == 1
+    # both felled at once one time in four: the fight ends at 1 tenth
+    odds = agree(e, lambda r: (r.outcome.name, r.outcome["time"] == 1), **sides)
+    assert odds[("ended", True)] == pytest.approx(1 / 4) and sum(odds.values()) == 1
