@@ -14,6 +14,7 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
+from .clock_ticks import duration_code
 from .encounters import _names_in
 from .expressions import Env
 from .types import CLOCK, T, is_number
@@ -40,13 +41,19 @@ class ClockEventSteps:
         self.line(depth, f"_ev_act(_ctx, {who}, {time}, {step.mode == 'after'}, {code}, "
                          f"{step.lane!r})")
 
+    after_the_loop = False  # writing an encounter's `afterwards:` steps
+
     def visit_EventStep(self: Any, step: s.EventStep, env: Env, depth: int) -> None:
+        if self.after_the_loop:
+            self.scope.error(RuleTypeError, "the fight is over when `afterwards:` runs: an "
+                             "event scheduled there never comes", step.span)
         code, t = self.expr(step.after, env)
         if not is_number(t):
             unit = self.encounter or "the clock"
             self.scope.error(RuleTypeError, f"an event comes after a number of {unit}, not {t}",
                              step.after.span)
         code = self.emit.cast(code, t, "num", step.after)
+        code, _ = duration_code(self, code, t, step.unit)  # `after 1 second as arrow:`
         party = "None"
         if step.party is not None:
             party = self._event_party(step.party, step.span, env)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
@@ -84,16 +86,14 @@ class TickSteps:
                 self.line(depth, f"if v_round % {period} == 0:")
                 self.steps(block.body, dict(env), depth + 1)
                 if before:
-                    self.ends_after_tick(step, env, ending, depth + 1)
+                    self.ends_after_tick(step, last_played(env), ending, depth + 1)
 
     def ends_after_tick(self: Any, step: s.EncounterLoop, env: Env, ending: str,
                         depth: int) -> None:
         """`ends when` tested after a tick or an event too (a fighter bleeding to death on the
         minute, an arrow that kills, ends the fight), once nothing more is due at that time —
         when it names only what is known before the turn."""
-        from .order import names_used
-
-        if any(name not in env for name, _ in names_used(step.ends, calls=False)):
+        if any(name not in env for name in free_names(step.ends)):
             return
         where = self.scope.span_ref(step.span)
         unset = set(self.unset)
@@ -112,7 +112,11 @@ class TickSteps:
         inner["ending"] = ("v_ending", NAME)
         self.line(depth + 1, "v_ending = _ended.outcome.name")
         self.line(depth + 1, f"_ctx.let({self.scope.span_ref(step.span)}, 'ending', v_ending)")
-        self.steps(step.afterwards, inner, depth + 1)
+        self.after_the_loop = True  # an event scheduled here never comes (compiler/clock_events)
+        try:
+            self.steps(step.afterwards, inner, depth + 1)
+        finally:
+            self.after_the_loop = False
         self.line(depth + 1, "raise")
 
     # -- a round's order ------------------------------------------------------------------
@@ -180,6 +184,36 @@ def waited_call(emitter: Any, node: s.Call, env: Env) -> tuple[str, Any]:
     return f"{env['_round_order'][0]}.waited({who})", BOOL
 
 
+def free_names(node: object) -> set[str]:
+    """The names an expression reads from outside it: those of `… for c in party` (a list
+    filter, an aggregate) are its own."""
+    from .order import names_used
+
+    bound = {n.var for n in _nodes(node) if isinstance(n, s.Aggregate)}
+    return {name for name, _ in names_used(node, calls=False)} - bound
+
+
+def _nodes(node: object) -> list[object]:
+    """Every node of an expression, itself first."""
+    found: list[object] = [node]
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
+            if field.name == "span":
+                continue
+            value = getattr(node, field.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                for inner in item if isinstance(item, tuple) else (item,):
+                    if attrs.has(type(inner)):
+                        found += _nodes(inner)
+    return found
+
+
+def last_played(env: Env) -> Env:
+    """At a round's start, before it is played, `ends when` reads `round` as the round last
+    played: `ends when round == 2` ends the fight after round 2, not before it."""
+    return {**env, "round": ("(v_round - 1)", env["round"][1])} if "round" in env else env
+
+
 def duration_code(writer: Any, code: str, t: Any, unit: s.TimeUnit | None) -> tuple[str, Any]:
     """A time written with a unit, in the encounter's clock (or the rulebook's one clock)."""
     return duration(writer, code, t, unit, writer.encounter)
@@ -195,4 +229,4 @@ def loop_blocks(writer: Any, node: s.EncounterLoop, step: Any) -> tuple[Any, ...
     return blocks
 
 
-__all__ = ["TickSteps", "duration_code", "loop_blocks", "waited_call"]
+__all__ = ["TickSteps", "duration_code", "last_played", "loop_blocks", "waited_call"]

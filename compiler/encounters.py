@@ -16,7 +16,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
-from .clock_ticks import duration_code
+from .clock_ticks import duration_code, last_played
 from .expressions import Env
 from . import sides
 from .scope import cost
@@ -175,9 +175,12 @@ class EncounterSteps:
             self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")
             self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _pass + 1")
             self.line(inner, "_ctx.whole_rounds = True")
-            self.line(inner, f"_sched.run_due({where})")  # events due by this round first
+            self.line(inner, f"_ran = _sched.run_due({where})")  # events due by this round first
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")
             env["round"] = ("v_round", INT)
+            self.line(inner, "if _ran:")  # an event at the round's start may end the fight
+            self.ends_after_tick(step, last_played(env), ending, inner + 1)
+            self.line(inner + 1, "pass")
             self.round_ticks(step, env, periods, inner, True, ending)  # `before turns`
         self.steps(step.body, env, inner)
         inner = depth + 1

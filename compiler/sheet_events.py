@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from . import sheet_time
 from .sheet_math import Piece, Rich, words
 
 _NAME = r"[^\W\d]\w*"
@@ -21,7 +22,8 @@ def event_words(say: Any) -> dict[str, Callable[[str], Rich]]:
             return (Piece(text),)
         after, name, party = found.groups()
         part = f", part of the action {words(party)} has under way" if party else ""
-        return (Piece(f"Event {words(name)}{part}: after "), *say.math.text(after),
+        return (Piece(f"Event {words(name)}{part}: after "),
+                *sheet_time.duration(after, say.math.text),  # `after 1 second as arrow`
                 Piece(", with the values as they are now:"))
 
     def cancel(text: str) -> Rich:

@@ -294,7 +294,7 @@ def _labelled(step: s.ScheduleStep) -> str:
 
 def _event_step(step: s.EventStep, pad: str, depth: int) -> list[str]:
     party = f" for {step.party}" if step.party else ""
-    return [f"{pad}after {expression(step.after)} as {step.name}{party}:"] + \
+    return [f"{pad}after {expression(step.after)}{ft.unit(step.unit)} as {step.name}{party}:"] + \
         _steps(step.body, depth + 1)
 
 

@@ -500,8 +500,9 @@ class _Builder(Transformer_NonRecursive):
 
     def event_step(self, meta: Any, c: list[Any]) -> s.EventStep:
         span = self._span(meta)
-        return s.EventStep(c[0], str(c[1]), None if c[2] is None else str(c[2]), c[3], span,
-                           self._claim(span))
+        # `after 1 second as arrow:` — the time's unit, as written, is c[1]
+        return s.EventStep(c[0], str(c[2]), None if c[3] is None else str(c[3]), c[4], span,
+                           self._claim(span), unit=self._unit(c[1]))
 
     def cancel_step(self, meta: Any, c: list[Any]) -> s.CancelStep:
         span = self._span(meta)

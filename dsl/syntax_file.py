@@ -394,6 +394,7 @@ class EventStep:  # event_step: `after T as NAME [for PARTY]:` an event on the e
     body: tuple[Any, ...]
     span: Span
     comments: tuple[str, ...] = ()
+    unit: TimeUnit | None = None  # `after 1 second as arrow:`: the time's unit, as written
 
 
 @attrs.frozen

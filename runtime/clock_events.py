@@ -179,15 +179,19 @@ class Clock(Schedule):
         finally:
             self.depth = 0
 
-    def run_due(self, span: Span) -> None:
-        """On a clock of rounds: the events due by this round, in order, before its steps."""
+    def run_due(self, span: Span) -> bool:
+        """On a clock of rounds: the events due by this round, in order, before its steps;
+        whether any came (`ends when` is tested after them)."""
+        ran = False
         while self.pending:
             event = min(self.pending, key=lambda e: (e.when, e.order))
             if event.when > self.now:
-                return
+                break
             self.pending.remove(event)
             self.ctx._pass(span)
             self.run_event(event)
+            ran = True
+        return ran
 
     # ---- triggers --------------------------------------------------------------------------
     def watch(self, span: Span, kind: str, what: Any, run: Callable[..., Any],
@@ -212,7 +216,9 @@ class Clock(Schedule):
             self.order += 1
             # "at once": before the turns and events already due at this instant (a blocker's
             # own turn due now must not come before his blocking attack), in the order fired.
-            self.pending.append(Pending(trigger.label, self.now, self.order - AT_ONCE, who,
+            # No party: a rule fired by f's event is no part of f's action (stopping or
+            # cancelling f does not take it away); f is its first argument.
+            self.pending.append(Pending(trigger.label, self.now, self.order - AT_ONCE, None,
                                         trigger.run, (who, *trigger.args), depth, trigger.span))
             self.ctx.trace.append(("trigger", trigger.label, who, trigger.span,
                                    (f"fires at {display(self.now)} {self.clock}", who)))

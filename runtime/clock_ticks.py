@@ -59,6 +59,13 @@ class Ticks:
         return min((self._last(sched)[n] + period, n, after)
                    for n, (period, after) in enumerate(zip(self.periods, self.after_turns)))
 
+    def due_now(self, sched: Any) -> bool:
+        """Whether a block is still to tick now: what happens at one instant all happens
+        before `ends when` ends the fight (a blow or the minute's bleeding that ends it, then
+        the fatigue of that count)."""
+        return any(last + period <= sched.now
+                   for last, period in zip(self._last(sched), self.periods))
+
     def tick(self, sched: Any, span: Span, at: Any, n: int) -> tuple[Any, Any]:
         """Block n ticks at `at`: its steps run next (`sched.ticking`)."""
         sched.ctx._pass(span)  # ticks count against the run's loop budget, not the cap

@@ -14,7 +14,7 @@ from .sides import fighter_named
 from .dice import Dice, DiceSource
 from .errors import DiceError, RangeError, RulecraftError, Span
 from .limits import DEFAULT_LIMITS, Limits
-from .located import anywhere, located
+from .located import Located, anywhere, located
 from .results import Outcome
 from .space import Hex, as_hex
 from .values import display, match_name, to_internal, to_public
@@ -190,7 +190,9 @@ class RunContext:
         shown = "until ended" if until is None else f"until {display(until)}"
         self.trace.append(("give", party, condition, span, (shown, who)))
         if self.schedule is not None:  # `on given CONDITION by p:` rules fire
-            fired(self, span, "given", condition, who)
+            # given at a location (`give f "Shock" on "Head"`), it is the condition all the same
+            given = condition.condition if type(condition) is Located else condition
+            fired(self, span, "given", given, who)
 
     def end_condition(self, span: Span, party: str, who: Combatant, condition: Any) -> None:
         """`end f "Stunned"`: traced when it ends something (ending what is not held is no

@@ -53,6 +53,7 @@ class Schedule:
         self.ticking = 0  # which `every` block the tick just made is (in the order written)
         self.last_tick: Any = 0
         self.targets: dict[int, Combatant] = {}  # whom each fighter aims at (runtime/sides.py)
+        self.ticks: Ticks | None = None  # several `every` blocks, once the loop has begun
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""
@@ -115,6 +116,7 @@ class Schedule:
         With `every`, a tick of the clock due first (or at the same time) comes before it, as
         (None, time)."""
         if isinstance(every, Ticks):
+            self.ticks = every  # settled() asks it whether a tick after the turns is still due
             return every.next(self, span, label)  # several `every` blocks: runtime/clock_ticks
         if not self.next_turns:
             return None
@@ -143,7 +145,9 @@ class Schedule:
 
     def settled(self) -> bool:
         """Whether every turn due now has been taken: an encounter ends only between times, so
-        two simultaneous blows both land."""
+        two simultaneous blows both land, and every tick due now still comes."""
+        if self.ticks is not None and self.next_turns and self.ticks.due_now(self):
+            return False
         return all(when > self.now for when, _, _ in self.next_turns.values())
 
     def _party(self, span: Span, label: str, who: Any) -> None:

@@ -202,6 +202,9 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
+        elif entry.kind == "let" and entry.name == "round" and entry.depth == 0 and \
+                turn is None and isinstance(entry.value, int):
+            now = entry.value  # a clock of rounds: its time is the round (`let round = 2`)
         if entry.depth == 0 and isinstance(entry.value, Combatant):
             parties[entry.name] = entry.value
         if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
@@ -210,7 +213,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
         # What a called procedure does to the fight shows as the encounter's own steps do: its
         # effects on time, the conditions it gives and ends, the referee's calls.
         if entry.kind == "branch" or (entry.depth and entry.kind not in (
-                "delay", "lengthen", "ruling", "give", "end") and not _referees(entry)):
+                "delay", "lengthen", "ruling", "give", "end", "after", "cancel", "trigger")
+                and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,

@@ -23,6 +23,7 @@ class Sides:
     def __init__(self, sched: Any, sides: Sequence[tuple[str, Sequence[Any]]]) -> None:
         self.sched = sched
         self.sides = tuple((name, tuple(fighters)) for name, fighters in sides)
+        # lists are tuples when rules run (indexed, checked, handed to procedures as such)
         self.party = tuple(f for _, fighters in self.sides for f in fighters)
         self._side = {id(f): name for name, fighters in self.sides for f in fighters}
 

@@ -93,13 +93,15 @@ def test_bleeding_per_minute_is_cumulative(bt):
 
 def test_ends_when_is_tested_after_a_tick(bt):
     # Bo, at 1 HTK and bleeding, dies on the minute's tick at 240, when nobody's blow is due
-    # (blows at 100, 200, 300): the fight ends there, no turn after it.
+    # (blows at 100, 200, 300): the fight ends there, no turn after it — once the fatigue of
+    # that count (every 20 counts, also due at 240) is counted.
     fight = bt.procedures["fight"]
     a = bt.combatant(name="Alf", counts_per_blow=100, htk=10)
     b = bt.combatant(name="Bo", counts_per_blow=100, htk=1, bleeding=1)
     r = fight.run(a=a, b=b, dice=[1, 1, 1, 1])
     assert r.outcome == "ended" and r.outcome["time"] == 240 and r.outcome["turns"] == 4
-    assert _timeline(r)[-1] == ("tick", 240)
+    assert _timeline(r)[-2:] == [("tick", 240), ("tick", 20)]
+    assert r.combatants["a"].fatigue == 12
     assert r.combatants["b"].htk == 0
 
 
