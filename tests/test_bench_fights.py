@@ -43,8 +43,8 @@ def _seen(results):
         for entry in result.trace:
             if entry.kind == "let" and entry.name == "simultaneous" and entry.value:
                 seen["simultaneous"] += 1
-            elif entry.kind == "call" and entry.name in ("save", "tired"):
-                seen[entry.name] += 1
+            elif entry.kind == "call" and entry.name in ("save", "tired", "foe_tired"):
+                seen[entry.name.removeprefix("foe_")] += 1  # blow_aftermath's saves for fatigue
             elif entry.kind == "let" and entry.name == "defence" and entry.value == "No Action":
                 seen["no action"] += 1
             elif entry.kind == "change" and entry.name == "f.fatigue_recovered":
