@@ -14,10 +14,9 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
-from .clock_ticks import duration_code
 from .encounters import _names_in
 from .expressions import Env
-from .types import CLOCK, T, is_number
+from .types import CLOCK, T
 
 _NAME_OR_NONE = T("name").or_none()
 
@@ -47,13 +46,7 @@ class ClockEventSteps:
         if self.after_the_loop:
             self.scope.error(RuleTypeError, "the fight is over when `afterwards:` runs: an "
                              "event scheduled there never comes", step.span)
-        code, t = self.expr(step.after, env)
-        if not is_number(t):
-            unit = self.encounter or "the clock"
-            self.scope.error(RuleTypeError, f"an event comes after a number of {unit}, not {t}",
-                             step.after.span)
-        code = self.emit.cast(code, t, "num", step.after)
-        code, _ = duration_code(self, code, t, step.unit)  # `after 1 second as arrow:`
+        code = self.time_code(step.after, step.unit, env, "an event comes after")  # `1 second`
         party = "None"
         if step.party is not None:
             party = self._event_party(step.party, step.span, env)

@@ -74,13 +74,7 @@ class EncounterSteps:
         if step.mode == "stop":
             self.line(depth, f"_sched.stop({who})")
             return
-        code, t = self.expr(step.value, env)
-        if not is_number(t):
-            unit = self.encounter or "the clock"
-            self.scope.error(RuleTypeError, f"a time is a number of {unit}, not {t}",
-                             step.value.span)
-        code = self.emit.cast(code, t, "num", step.value)
-        code, _ = duration_code(self, code, t, step.unit)  # `after 2 seconds`
+        code = self.time_code(step.value, step.unit, env, "a time is")  # `after 2 seconds`
         if step.mode in ("delay", "lengthen"):
             # An effect: the fight's schedule applies it; a run with no clock records it.
             self.line(depth, f"_ctx.{step.mode}({who}, {code})")
@@ -88,6 +82,16 @@ class EncounterSteps:
             self.labelled_act(step, env, depth, who, code)
         else:
             self.line(depth, f"_sched.act({who}, {code}, {step.mode == 'after'})")
+
+    def time_code(self: Any, node: Any, unit: s.TimeUnit | None, env: Env, what: str) -> str:
+        """A time a step waits (`act f after 2 seconds`, `after T as arrow:`): a number of the
+        clock's unit, or of a unit it declares, as code in the clock's own unit."""
+        code, t = self.expr(node, env)
+        if not is_number(t):
+            self.scope.error(RuleTypeError, f"{what} a number of {self.encounter or 'the clock'}"
+                             f", not {t}", node.span)
+        code = self.emit.cast(code, t, "num", node)
+        return str(duration_code(self, code, t, unit)[0])
 
     def visit_ConditionStep(self: Any, step: s.ConditionStep, env: Env, depth: int) -> None:
         """`give f "Stunned" for 1`, `end f "Stunned"`: conditions last on the run's clock."""

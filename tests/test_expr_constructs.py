@@ -17,17 +17,7 @@ from rulecraft.cli import cli
 from rulecraft.compiler.sheets import render
 from rulecraft.runtime.errors import RulecraftError
 
-HEAD = 'rulebook sample "Sample"\n'
-
-
-def book(text: str) -> rulecraft.Rulebook:
-    return rulecraft.compile(HEAD + text, filename="sample.rules")
-
-
-def error_of(text: str) -> str:
-    with pytest.raises(RulecraftError) as caught:
-        book(text)
-    return str(caught.value)
+from samples import HEAD, book, error_of  # tests/samples.py
 
 
 # ---- local names in formulas: `… where a = …, b = …` --------------------------------------

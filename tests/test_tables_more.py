@@ -12,17 +12,7 @@ import rulecraft
 from rulecraft.compiler.sheets import render
 from rulecraft.runtime.errors import RulecraftError
 
-HEAD = 'rulebook sample "Sample"\n'
-
-
-def book(text: str) -> rulecraft.Rulebook:
-    return rulecraft.compile(HEAD + text, filename="sample.rules")
-
-
-def error_of(text: str) -> str:
-    with pytest.raises(RulecraftError) as caught:
-        book(text)
-    return str(caught.value)
+from samples import book, error_of  # tests/samples.py
 
 
 # ---- key cells naming several members ------------------------------------------------------
