@@ -7,8 +7,9 @@ armour), and nobody chooses, so every choice keeps its default: each closes with
 defends with a Passive Dodge. Both sides read the duel as `rulebooks/ringing_steel.rules` writes
 it (section "a whole fight"):
 
-- each fighter's current action is a condition: he closes (the Timings Table's AT less two
-  tenths), attacks two tenths later, then strikes every Base Speed ("SK") while engaged;
+- each fighter's current action is labelled (`act … as "Closing"`): he closes (the Timings
+  Table's AT less two tenths), attacks two tenths later, then strikes every Base Speed ("SK")
+  while engaged;
 - two attacks due at the same tenth are simultaneous: two more Anti-Parry each, and the
   second lands after the first, even when the first fells its striker;
 - a miss adds the attacker's dead time (two tenths, d10 + 2 on a 1) to his next action; a hit
