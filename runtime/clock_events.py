@@ -210,9 +210,11 @@ class Clock(Schedule):
             depth = self.depth + 1
             limit = self.ctx.limits.trigger_chain
             if depth > limit:
-                raise RangeError(f"rules firing on events fired each other more than {limit} "
+                err = RangeError(f"rules firing on events fired each other more than {limit} "
                                  f"times in a row {Limits.hint('trigger_chain')}", span,
                                  self.ctx.source)
+                err.limit = "trigger_chain"  # type: ignore[attr-defined]  # exact odds: sample
+                raise err
             self.order += 1
             # "at once": before the turns and events already due at this instant (a blocker's
             # own turn due now must not come before his blocking attack), in the order fired.

@@ -367,8 +367,9 @@ class Procedure:
             return fight.odds()
         except Unmergeable:
             return None
-        except RangeError as err:  # the command's budget of work, spent: sample instead
-            if getattr(err, "limit", None) != "work":
+        except RangeError as err:  # the command's work spent, or a chain of rules reached on
+            # some path of the dice (however unlikely): sample instead
+            if getattr(err, "limit", None) not in ("work", "trigger_chain"):
                 raise
             raise exact.TooLarge(f"{err.message}; estimate the odds by sampling instead: "
                                  "`rulecraft odds … --samples 100000 --seed 1` (from Python: "

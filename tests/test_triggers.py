@@ -201,3 +201,37 @@ def test_triggers_format_and_read_in_words_on_the_sheet():
     assert "on entered by mover:" in rulecraft.format_rules(BLOCK)
     sheet = rulecraft.sheet(rulecraft.compile(BLOCK, "b.rules"), format="md")
     assert "Whenever Mover enters a hex, at once (out of turn):" in sheet
+
+
+RIPOSTES = '''rulebook chain "A parry answered, now and then, by another"
+
+combatant fighter:
+  state parries: 0..1000 = 0
+
+encounter bout "A bout" (a: fighter, b: fighter):
+  clock tenths "tenths"
+  on "Parried" by p:
+    roll riposte = d6
+    add 1 to p.parries
+    if riposte == 6:
+      raise "Parried" for p
+  act a at 0
+  turn f:
+    raise "Parried" for f
+    stop f
+  ends when a.parries > 999
+  at most 3 turns
+'''
+
+
+def test_a_chain_of_rules_long_only_on_unlikely_dice_refuses_exact_odds_offering_samples():
+    """Exact odds walk every path of the dice, the one of twenty-one sixes in a row too: past
+    `trigger_chain` they are refused with `--samples` offered (as past their own limits), while
+    a run, or a sample of runs, meets such a chain only as often as the dice make it."""
+    rb = rulecraft.compile(RIPOSTES, filename="chain.rules")
+    a, b = rb.combatant(), rb.combatant()
+    with pytest.raises(rulecraft.RulecraftError) as caught:
+        rb.procedures["bout"].odds(a=a, b=b)
+    text = str(caught.value)
+    assert "chain.rules:12:7" in text and "trigger_chain" in text and "--samples" in text
+    assert rb.procedures["bout"].sample(50, seed=1, a=a, b=b)["idle"].count == 50
