@@ -204,8 +204,9 @@ procedure give_up(f: fighter):
     assert ran.values["when"] == 0
 
 
-def test_a_called_procedure_schedules_an_event_on_the_encounter_s_clock():
-    text = VOLLEY.replace("""      let aimed_at = target.pos
+def loosed(text: str) -> str:
+    """The volley with its arrow loosed by a called procedure (`loose`) instead of in the turn."""
+    return text.replace("""      let aimed_at = target.pos
       after flight as arrow:
         if target.pos == aimed_at:
           roll hit = d6
@@ -213,6 +214,10 @@ def test_a_called_procedure_schedules_an_event_on_the_encounter_s_clock():
             add -1 to target.hp
 """, """      call shot = loose(archer, target, flight)
 """)
+
+
+def test_a_called_procedure_schedules_an_event_on_the_encounter_s_clock():
+    text = loosed(VOLLEY)
     rb, archer, runner = volley(text)
     direct = rb.procedures["volley"].run(archer=archer, target=runner, dice=[5, 5, 5])
     assert [e.value for e in direct.trace if e.kind == "event"][:2] == [3, 7]
@@ -237,14 +242,7 @@ def test_exact_odds_of_a_fight_with_arrows_in_flight_merge_states_and_match_the_
 
 
 def test_exact_odds_with_events_scheduled_inside_a_call_walk_the_paths_exactly():
-    text = SMALL.replace("""      let aimed_at = target.pos
-      after flight as arrow:
-        if target.pos == aimed_at:
-          roll hit = d6
-          if hit >= 3:
-            add -1 to target.hp
-""", """      call shot = loose(archer, target, flight)
-""")
+    text = loosed(SMALL)
     rb, archer, runner = volley(text)
     proc = rb.procedures["volley"]
     assert proc.odds(archer=archer, target=runner) == \
