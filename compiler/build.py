@@ -9,7 +9,7 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
 from rulecraft.runtime.combatants import CombatantModel, Field, ValueType, check_value
-from rulecraft.runtime.errors import CycleError, RangeError, RulecraftErrors, RuleTypeError, Span
+from rulecraft.runtime.errors import CycleError, RangeError, RulecraftError, RulecraftErrors, RuleTypeError, Span
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
@@ -34,6 +34,14 @@ from .tables import PendingCell, TableBuilder
 from rulecraft.runtime.knowledge import StandingRule
 
 from .referee import check_standing
+
+
+def _identity(error: RulecraftError) -> tuple[object, ...]:
+    """What makes two reports the same report: the place and the words (rendering each error
+    with its line to compare them cost a split of the file per error)."""
+    span = error.span
+    where = (span.filename, span.line, span.column, span.end_line, span.end_column) if span else None
+    return (where, error.message)
 from .references import plan as plan_references, wire as wire_references
 from .types import ANY, FACING, T, Domain
 
@@ -86,7 +94,7 @@ class _Compiler:
     def fail_if_errors(self) -> None:
         if self.scope.errors:
             errors = sorted(self.scope.errors, key=lambda e: (e.line or 0, e.column or 0))
-            unique = list({(str(e)): e for e in errors}.values())
+            unique = list({_identity(e): e for e in errors}.values())
             raise unique[0] if len(unique) == 1 else RulecraftErrors(unique)
 
     def build(self) -> Rulebook:

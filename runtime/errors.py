@@ -85,11 +85,19 @@ class RulecraftError(Exception):
         return f"{head}\n    {text}\n    {caret}"
 
 
+# The lines of the last source asked for: a file with thousands of errors shows a line of the
+# same text for each, and splitting it once per error made `check` grow with the square.
+_split: tuple[str | None, list[str]] = (None, [])
+
+
 def source_line(source: str | None, line: int) -> str | None:
     """The text of a 1-based line, tabs kept as one column each, or None when out of range."""
+    global _split
     if source is None:
         return None
-    lines = source.splitlines()
+    if _split[0] is not source:
+        _split = (source, source.splitlines())
+    lines = _split[1]
     if 1 <= line <= len(lines):
         return lines[line - 1].replace("\t", " ")
     return None
@@ -166,14 +174,21 @@ class UnknownRulebookError(RulecraftError):
 class RulecraftErrors(RulecraftError):
     """Every error found in one file, reported together so an author fixes them in one go."""
 
+    # How many are printed: past a screenful, more of them help nobody (a pasted block repeated
+    # a thousand times is one mistake), and printing 30,000 took longer than finding them.
+    shown = 100
+
     def __init__(self, errors: list[RulecraftError]) -> None:
         first = errors[0]
         super().__init__(first.message, first.span, first.source)
         self.errors = errors
 
     def __str__(self) -> str:
-        body = "\n".join(str(e) for e in self.errors)
-        if len(self.errors) > 1:
+        body = "\n".join(str(e) for e in self.errors[: self.shown])
+        rest = len(self.errors) - self.shown
+        if rest > 0:
+            body += f"\n... and {rest:,} more errors, not shown ({len(self.errors):,} errors)"
+        elif len(self.errors) > 1:
             body += f"\n{len(self.errors)} errors"
         return body
 
