@@ -164,7 +164,7 @@ class Tally:
         outcome = done.result.outcome
         self.runs += 1
         _count(self.outcomes, outcome.name, 1)
-        played = any(e["kind"] == "turn" for e in done.events)
+        played = done.played()
         if played:  # nobody stands in an unplayed fight
             for fighter in done.standing():
                 _count(self.standing, done.name(fighter), 1)
@@ -183,7 +183,7 @@ class Tally:
             time = max((e["time"] for e in done.events), default=0)
         passes = outcome.get("turns", outcome.get("rounds", None))
         if passes is None:
-            passes = sum(e["kind"] == "turn" for e in done.events)
+            passes = sum(e["kind"] == "turn" or bool(e.get("round")) for e in done.events)
         self.time += _exact(time or 0)
         self.passes += _exact(passes or 0)
         for fighter in done.fighters:

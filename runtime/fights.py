@@ -45,6 +45,10 @@ class Fight:
         """A fighter as the log names it: as given (a file's name), else by its own `name`."""
         return self.names.get(id(fighter)) or who(fighter)
 
+    def played(self) -> bool:
+        """Whether any turn or round was played: nobody stands in a fight that never began."""
+        return any(e["kind"] == "turn" or e.get("round") for e in self.events)
+
     def standing(self) -> list[Combatant]:
         """The fighters still in the fight at its end: those no step stopped."""
         stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop" and e["party"]}
@@ -202,8 +206,9 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
-        elif entry.kind == "let" and entry.name == "round" and entry.depth == 0 and \
-                turn is None and isinstance(entry.value, int):
+        rounds = entry.kind == "let" and entry.name == "round" and entry.depth == 0 and \
+            turn is None and isinstance(entry.value, int)
+        if rounds:
             now = entry.value  # a clock of rounds: its time is the round (`let round = 2`)
         if entry.depth == 0 and isinstance(entry.value, Combatant):
             parties[entry.name] = entry.value
@@ -221,6 +226,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
                  "party": _party(entry, parties)}
         if entry.kind == "give":
             event["until"] = _until(entry.detail)
+        if rounds:
+            event["round"] = True  # a pass of the clock, as a turn is
         if entry.kind == "call":
             call = event
             event["dice"] = []
