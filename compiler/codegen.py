@@ -346,8 +346,10 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
                              step.default.span)
         self.emit.check_member(step.default, dt, item)
         default = self.emit.cast(default, dt, item.kind, step.default)
-        default = self._policies(step, env, item, default)
+        default, answering = self._policies(step, env, item, default)
         extra = self.knowledge(step, env) + self.standing(step, item, who)
+        if answering:  # so the trace says which policy chose, not "default"
+            extra += f", policies={tuple(answering)!r}"
         self.record_choice(step, item)
         var = self._bind(env, step.name, item, step.span)
         where = self.scope.span_ref(step.span)
@@ -357,9 +359,11 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         self.line(depth, f"{var} = _ctx.choose({where}, {step.name!r}, {step.party!r}, {code}, "
                          f"{default}{extra})")
 
-    def _policies(self, step: s.ChooseStep, env: Env, item: T, default: str) -> str:
+    def _policies(self, step: s.ChooseStep, env: Env, item: T,
+                  default: str) -> tuple[str, list[str]]:
         """The choice as each policy that answers it makes it (`_ctx.policy` names the policy
-        of the run), else the step's own default."""
+        of the run), else the step's own default; and the policies that answer it."""
+        answering: list[str] = []
         for name, decl in reversed(self.scope.policies.items()):
             for line in decl.lines:
                 if line.choice != step.name:
@@ -378,7 +382,8 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
                                        [o.value for o in options.items])
                 code = self.emit.cast(code, t, item.kind, line.value)
                 default = f"({code} if _ctx.policy == {name!r} else {default})"
-        return default
+                answering.append(name)
+        return default, answering
 
     def visit_IfStep(self, step: s.IfStep, env: Env, depth: int) -> None:
         arms: list[tuple[Env, set[str]]] = []

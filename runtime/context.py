@@ -105,24 +105,28 @@ class RunContext:
     def choose(
         self, span: Span, name: str, party: str, options: Sequence[Any], default: Any,
         standing: tuple[Any, tuple[Any, ...]] | None = None, seeing: tuple[str, ...] | None = None,
-        secret: bool = False,
+        secret: bool = False, policies: tuple[str, ...] = (),
     ) -> Any:
+        # Nobody chose: the default is the run's policy's answer when that policy answers this
+        # choice (the rule's default folds it in), and the trace says so.
+        unset = f"policy {self.policy}" if self.policy in policies else "default"
         if standing is not None or secret or self.answered:
             return self._choose_knowing(span, name, party, options, default, standing, seeing,
-                                        secret)
+                                        secret, unset)
         if name not in self.choices and type(options) is tuple and default in options:
             # Nobody chose: the rule's default, one of the options (the common case).
             self.values[name] = default
-            self.trace.append(("choose", name, default, span, f"by {party}, default"))
+            self.trace.append(("choose", name, default, span, f"by {party}, {unset}"))
             return default
-        return self._chosen(span, name, party, options, default, seeing)
+        return self._chosen(span, name, party, options, default, seeing, unset)
 
     def _chosen(self, span: Span, name: str, party: str, options: Sequence[Any], default: Any,
-                seeing: tuple[str, ...] | None = None) -> Any:
-        """A choice given by name, scripted, made by the caller's function, or the default."""
+                seeing: tuple[str, ...] | None = None, unset: str = "default") -> Any:
+        """A choice given by name, scripted, made by the caller's function, or the default
+        (`unset` says whose: the rule's, or a policy's)."""
         options = list(options)
         chosen = self.choices.get(name, default)
-        by = "given" if name in self.choices else "default"
+        by = "given" if name in self.choices else unset
         if by == "given" and type(chosen) is list:
             # A script of decisions (a fight in a test): each time this choice is made, the next.
             made = self.scripted.get(name, 0)
@@ -165,13 +169,14 @@ class RunContext:
 
     def _choose_knowing(self, span: Span, name: str, party: str, options: Sequence[Any],
                         default: Any, standing: tuple[Any, tuple[Any, ...]] | None,
-                        seeing: tuple[str, ...] | None, secret: bool) -> Any:
+                        seeing: tuple[str, ...] | None, secret: bool,
+                        unset: str = "default") -> Any:
         """A choice under a standing constraint, made in secret or answered by a caller
         (runtime/knowledge.py); otherwise as `choose`."""
         from .knowledge import choose_knowing  # only rules that use these pay the import
 
         return choose_knowing(self, span, name, party, options, default, standing, seeing,
-                              secret)
+                              secret, unset)
 
     def ruling(self, span: Span, party: str, text: str) -> None:
         """The referee's call, where the rules leave an effect to people: recorded."""
@@ -289,7 +294,9 @@ class RunContext:
             memo[op] = known
         # The trace names the target as `party.field[key]` when it is read (results._entry).
         said = mode if mode != "remove" else f"remove {display(value)}"  # the key taken out
-        self.trace.append(("change", (party, field, index), now, span, said))
+        # (said, who): the detail also names the combatant, so a fight's log can say whose
+        # figure changed when a called procedure knows him by its own label (`defender`).
+        self.trace.append(("change", (party, field, index), now, span, (said, who)))
         if self.schedule is not None:  # `on changed FIELD by p:` rules fire
             fired(self, span, "changed", field, who)
 

@@ -218,8 +218,8 @@ def _events(result: Result) -> list[dict[str, Any]]:
         # What a called procedure does to the fight shows as the encounter's own steps do: its
         # effects on time, the conditions it gives and ends, the referee's calls.
         if entry.kind == "branch" or (entry.depth and entry.kind not in (
-                "delay", "lengthen", "ruling", "give", "end", "after", "cancel", "trigger")
-                and not _referees(entry)):
+                "delay", "lengthen", "ruling", "give", "end", "after", "cancel", "trigger",
+                "change") and not _referees(entry)):
             continue
         event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
                  "value": entry.value, "detail": entry.detail, "line": entry.line,
@@ -321,8 +321,11 @@ class _News:
             self.last[event["name"]] = value
             detail = f" ({event['detail']})" if kind == "choose" and event["detail"] else ""
             return f"{event['name']} = {display(value)}{detail}"
-        if kind == "change":
-            return f"{event['name']} = {display(value)}"
+        if kind == "change":  # by the fighter's name, not the rule's label for him
+            figure = event["name"].partition(".")[2] if isinstance(event["party"], Combatant) \
+                else ""
+            return f"{party}.{figure} = {display(value)}" if figure else \
+                f"{event['name']} = {display(value)}"
         return None
 
 

@@ -56,7 +56,8 @@ def narrowed(ctx: Any, span: Span, name: str, party: str, who: Any,
 
 def choose_knowing(ctx: Any, span: Span, name: str, party: str, options: Sequence[Any],
                    default: Any, standing: tuple[Any, tuple[Standing, ...]] | None,
-                   seeing: tuple[str, ...] | None, secret: bool) -> Any:
+                   seeing: tuple[str, ...] | None, secret: bool,
+                   unset: str = "default") -> Any:
     """The choice as `RunContext.choose` makes it, and: the options a standing constraint
     leaves (the default, when it is no longer open, is the first option left); the caller's
     answer before any other; a secret kept until `reveal`."""
@@ -75,7 +76,7 @@ def choose_knowing(ctx: Any, span: Span, name: str, party: str, options: Sequenc
     else:
         trace = ctx.trace
         before = len(trace)
-        chosen = ctx._chosen(span, name, party, options, default, seeing)
+        chosen = ctx._chosen(span, name, party, options, default, seeing, unset)
         if (held or secret) and len(trace) > before and trace[-1][0] == "choose":
             entry = trace[-1]
             trace[-1] = entry[:4] + (_detail(party, entry[4].split(", ", 1)[-1], held,

@@ -61,3 +61,36 @@ def test_every_figure_of_many_fights_is_what_the_single_fights_say(clock):
     assert summary.mean_time == pytest.approx(float(time / RUNS))
     assert summary.mean_passes == pytest.approx(float(passes / RUNS))
     assert summary.mean_passes > 0
+
+
+def test_a_choice_a_policy_answers_is_logged_as_the_policy_s():
+    """"a choice answered by a policy is logged as '(by fighter, default)'"."""
+    rb, fighters, encounter, _ = CASES["tenths"]
+    with_policy = rb.fight(fighters, seed=7, names=["hero", "foe"], policy="competent").log()
+    without = rb.fight(fighters, seed=7, names=["hero", "foe"]).log()
+    assert "closing = Wait (by fighter, policy competent)" in with_policy
+    assert "(by fighter, default)" not in with_policy.split("closing = ", 1)[1].split("\n")[0]
+    assert "closing = Attack (by fighter, default)" in without
+
+
+def test_a_figure_changed_inside_a_called_procedure_shows_under_the_fighter_s_name():
+    """"a fighter's state changed inside a called procedure is never shown in the log": the
+    exchange (a procedure the encounter calls) takes the foe's stamina; the log says whose, by
+    the fighter's name, not the procedure's label for him ("foe.stamina")."""
+    rb, fighters, _, _ = CASES["counts"]
+    log = rb.fight(fighters, seed=2, names=["a", "b"], encounter="counts").log()
+    assert "     4 a            bout = exchange: hero_wins | dice: a 8, b 9\n" \
+           "     4 a            b.stamina = 4\n" in log
+    assert "foe.stamina" not in log
+
+
+def test_a_round_clock_s_log_counts_its_rounds():
+    """"single-fight logs show time 0 on every line and an ending '(rounds)' without a
+    number"."""
+    rb, fighters, _, _ = CASES["rounds"]
+    fight = rb.fight(fighters, seed=1, names=["a", "b"], encounter="rounds")
+    log = fight.log()
+    rounds = fight.result.outcome["rounds"]
+    assert rounds > 1
+    assert f"ended: ended time {rounds}, rounds {rounds} (rounds)" in log
+    assert f"\n{rounds:>6}" in log and "\n     1" in log

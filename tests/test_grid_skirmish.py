@@ -223,7 +223,7 @@ def test_a_seeded_two_against_one_and_its_log(rb):
     # Ann walks into (2, 0) at 10: blocked, and back in (3, 0); at 15 she is past.
     assert "10 Ann          on entered by Ann fires at 10 tenths" in log
     assert "10              block = blocking_attack: blocked | dice: attack_roll 5" in log
-    assert "10              mover.at = (3, 0)" in log
+    assert "10              Ann.at = (3, 0)" in log
     assert "15              block = blocking_attack: moved_past | dice: attack_roll 3" in log
     assert "12              block = blocking_attack: blocked | dice: attack_roll 19" in log
     assert "sides: heroes (Ann, Bo); foes (Cy) — won by heroes" in log
@@ -273,7 +273,7 @@ def test_the_arrow_misses_a_target_who_has_walked_off_that_hex(rb):
                    names=["Dan", "Eve"]).log()
     assert "0 Dan          event arrow scheduled at 6 tenths" in log
     assert "6              event arrow happens" in log
-    assert "4 Eve          target.at = (4, -1)" in log
+    assert "4 Eve          Eve.at = (4, -1)" in log
 
 
 def test_exact_odds_of_the_arrow(rb):
@@ -318,11 +318,11 @@ def test_a_rider_and_his_horse_each_take_turns_of_their_own(rb):
     log = fight.log()
     assert "0 Bors         Bors's action completes at 5 (as Wait)" in log
     assert "0 Dobbin       Dobbin's action completes at 3 (as Walk)" in log
-    assert "0 Dobbin       knight.at = (1, 0)" in log
+    assert "0 Dobbin       Bors.at = (1, 0)" in log
     assert "0 Jack         strike = blow: done | dice: attack_roll 1 | hit no" in log
-    assert "3 Dobbin       p.at = (2, 0)" in log
+    assert "3 Dobbin       Dobbin.at = (2, 0)" in log
     assert "5 Bors         strike = blow: done | dice: attack_roll 3 | hit no" in log
-    assert "6 Dobbin       kick = 10" in log and "6 Dobbin       footman.hp = 1" in log
+    assert "6 Dobbin       kick = 10" in log and "6 Dobbin       Jack.hp = 1" in log
     assert "6 Dobbin       Dobbin's action completes at 16 (as Kick)" in log
     rolls = [(e["who"].name, e["name"]) for e in fight.events if e["kind"] == "roll"]
     assert rolls == [("Jack", "whom"), ("Dobbin", "kick")]  # the blows' dice are their calls'

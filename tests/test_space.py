@@ -198,7 +198,7 @@ def test_duel_seeded_log_prints_hexes(duel):
     fight = duel.fight([a, b], seed=3)
     log = fight.log()
     # "To move into a front hex takes a time given by the appropriate move rate."
-    assert "f.at = (1, 0)" in log
+    assert "a.at = (1, 0)" in log
     assert "a: at (" in log and "facing" in log
 
 
@@ -572,9 +572,9 @@ def test_terrain_handed_to_a_fight(duel):
     ground = {(x, 0): "Open" for x in range(-3, 4)}
     walled = rb.fight([a, b], seed=1, settings={"terrain": {**ground, "1, 0": "Wall"}}, until=30)
     assert walled.result.combatants["a"].at == Hex(0, 0)  # the wall stands between them
-    assert "f.at" not in walled.log()
+    assert "a.at" not in walled.log()
     open_ground = rb.fight([a, b], seed=1, settings={"terrain": ground}, until=30)
-    assert "f.at = (1, 0)" in open_ground.log()
+    assert "a.at = (1, 0)" in open_ground.log()
     with pytest.raises(RulecraftError, match="terrain key must be a hex"):
         rb.fight([a, b], seed=1, settings={"terrain": {"north": "Wall"}})
 
