@@ -3,8 +3,7 @@ MkDocs, `pygmentize`) colour `.rules` text the way an author reads it: declarati
 book's tables, dice, and the `# CHOICE:` notes that say where a reading was chosen.
 
 Pygments is optional (`pip install 'rulecraft[editors]'`); it finds this lexer by the entry
-point `rulecraft` (`pygmentize -l rulecraft FILE`). The word lists are the grammar's own and
-the compiler's built-ins; tests/test_editors.py checks that they stay so."""
+point `rulecraft` (`pygmentize -l rulecraft FILE`). Its words are dsl/words.py's."""
 
 from __future__ import annotations
 
@@ -12,35 +11,10 @@ from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String,
                             Text, Whitespace)
 
-# The words that open a declaration: a rule file's outline.
-DECLARATIONS = ("rulebook", "enum", "table", "formula", "combatant", "procedure", "encounter",
-                "policy", "reference", "pattern", "unit", "calendar", "notation", "extends",
-                "replace", "remove", "amend")
-# Every other word of the grammar (dsl/grammar.lark's quoted words).
-KEYWORDS = ("act", "add", "adds", "after", "afterwards", "against", "aim", "all", "and", "as",
-            "at", "be", "before", "by", "call", "cancel", "cap", "cell", "chance", "changed",
-            "choose", "choosing", "clamped", "clock", "column", "columns", "combined",
-            "default", "delay", "derived", "each", "else", "end", "ends", "entered", "every",
-            "facing", "for", "from", "ft", "give", "given", "hex", "if", "in", "insert",
-            "integer", "is", "lane", "lengthen", "let", "list", "map", "may", "mod", "most",
-            "not", "number", "on", "one", "only", "or", "outcome", "outcomes", "parameter",
-            "per", "raise", "ready", "referee", "repeat", "reveal", "roll", "round", "row",
-            "rows", "ruling", "seeing", "set", "side", "sides", "standing", "state", "step",
-            "stop", "take", "the", "then", "times", "to", "turn", "turns", "until", "when",
-            "where", "while", "with")
-CONSTANTS = ("true", "false", "none")
-# The compiler's built-in functions (compiler/expressions.py BUILTINS).
-BUILTINS = ("abs", "action", "all", "allies", "any", "approach", "argmax", "argmin", "ceil",
-            "count", "dice", "distance", "facing_to", "flatten", "floor", "foes", "group",
-            "has", "hex", "hex_distance", "hex_in_front", "hexes_within", "in_front",
-            "in_hexes", "index", "last_action", "len", "line", "list", "ln", "max", "maximum",
-            "mean", "min", "minimum", "mirror", "next", "next_turn", "occupies",
-            "parties_within", "party_at", "previous", "remaining", "round", "round_half_down",
-            "round_half_even", "shift", "side", "sides_standing", "sort", "sort_descending",
-            "sqrt", "standing", "step", "sum", "target", "truncate", "turn")
+from .words import BUILTINS, CONSTANTS, DECLARATIONS, DICE, KEYWORDS, NUMBER
 
-DICE = r"\d*d(\d+|%)((kh|kl|dh|dl)\d+)?(?![A-Za-z0-9_])"  # dsl/grammar.lark's DICE
-NUMBER = r"\d+(\.\d+)?"
+__all__ = ["BUILTINS", "CONSTANTS", "DECLARATIONS", "KEYWORDS", "RulesLexer"]
+
 
 
 class RulesLexer(RegexLexer):
