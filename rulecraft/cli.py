@@ -584,9 +584,11 @@ def _count(n: int, word: str) -> str:
 
 
 from .cli_balance import compare, sweep  # noqa: E402 - they use the helpers above
+from .cli_editors import lsp  # noqa: E402
 
 cli.add_command(compare)
 cli.add_command(sweep)
+cli.add_command(lsp)
 
 
 def main() -> None:
