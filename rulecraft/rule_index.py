@@ -118,18 +118,23 @@ def entries(text: str, path: str) -> list[Entry]:
 
 def _entries(tree: s.File, path: str) -> Iterator[Entry]:
     lines = tree.source.split("\n")
-    for decl in tree.declarations:
-        kind = _kind(decl)
+    for written in tree.declarations:
+        decl, kind = written, _kind(written)
+        if isinstance(written, s.ReplaceDecl):  # a base's rule written anew: it is declared here
+            decl, kind = written.decl, f"{_kind(written.decl)} (replaced)"
+        elif isinstance(written, (s.AmendDecl, s.RemoveDecl)):  # the base's rule, changed
+            kind = f"{written.kind} ({'amended' if isinstance(written, s.AmendDecl) else 'removed'})"
         if kind is None or not getattr(decl, "name", ""):
             continue
-        line = decl.span.line - 1
+        comments = tuple(written.comments) or tuple(getattr(decl, "comments", ()))
+        line = written.span.line - 1
         head = lines[line] if line < len(lines) else ""
         found = re.search(rf"\b{re.escape(decl.name)}\b", head)
         start = found.start() if found else 0
         fields = tuple(f.name for f in getattr(decl, "fields", ()) if getattr(f, "name", None))
         yield Entry(decl.name, kind, getattr(decl, "title", None),
                     Place(path, line, start, line, start + len(decl.name)),
-                    tuple(getattr(decl, "comments", ())), head.strip(), fields)
+                    comments, head.strip(), fields)
 
 
 def _kind(decl: object) -> str | None:
@@ -180,7 +185,7 @@ def declared(name: str, text: str, path: str) -> Entry | None:
     """Where `name` is declared: in this file, else in the nearest base that declares it."""
     for where, source in [(path, text), *bases(text, path)]:
         for entry in entries(source, where):
-            if entry.name == name:
+            if entry.name == name and not entry.kind.endswith(("(amended)", "(removed)")):
                 return entry
     return None
 

@@ -156,3 +156,34 @@ def test_a_file_that_does_not_parse_still_has_an_answer():
     assert problem.place.line == 0 and "expected" in problem.message
     assert rule_index.entries(text, "half.rules") == []
     assert rule_index.hover(text, "half.rules", 0, 8) is None
+
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_the_built_in_rulebooks_answer_over_the_protocol(editor):
+    """"The language server answers diagnostics, hover, definition and completion on the
+    built-in rulebooks in a test that speaks its protocol." The RQ3 house rules extend
+    rq3_core by name: its names are the built-in file's."""
+    house = ROOT / "rulebooks" / "rq3_house.rules"
+    uri = _open(editor, house)
+    assert editor.diagnostics(uri) == []
+    line = house.read_text().split("\n").index(next(
+        x for x in house.read_text().split("\n") if x.startswith("replace formula succeeded_level")))
+    column = house.read_text().split("\n")[line].index(" critical_chance(skill)") + 4
+    said = editor.send("textDocument/hover", _at(uri, line, column))["contents"]["value"]
+    assert said.startswith("**formula critical_chance** — *Chance of a critical* (from "
+                           "rq3_core.rules)")
+    found = editor.send("textDocument/definition", _at(uri, line, column))
+    assert found["uri"].endswith("/rq3_core.rules") and found["uri"] != uri
+    labels = {i["label"] for i in editor.send("textDocument/completion", _at(uri, 0, 0))["items"]}
+    assert {"critical_chance", "succeeded_level", "ultracritical_chance"} <= labels
+    symbols = editor.send("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert ("succeeded_level", "Level of a successful roll") in [
+        (s["name"], s["detail"]) for s in symbols]
+    steel = ROOT / "rulebooks" / "ringing_steel.rules"
+    uri = _open(editor, steel)
+    assert editor.diagnostics(uri) == []
+    names = [s["name"] for s in editor.send("textDocument/documentSymbol",
+                                            {"textDocument": {"uri": uri}})]
+    assert {"weapons", "skill", "fighter", "melee_attack", "duel", "competent"} <= set(names)
