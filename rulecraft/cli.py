@@ -274,10 +274,14 @@ def eval_(rulebook: str, expression: str, as_json: bool, limits: Limits) -> None
 @click.argument("name", required=False)
 @click.option("--python", "as_python", is_flag=True,
               help="Print the Python the rulebook compiles to (with NAME: only that rule's).")
+@click.option("--uses", "used", metavar="NAME", help="List every place that reads NAME (a rule, "
+              "a value or a combatant's figure): formulas, table cells, steps, references, "
+              "policies, in the file and the bases it extends.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @bases_option
 @limit_option
-def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits: Limits) -> None:
+def show(rulebook: str, name: str | None, as_python: bool, used: str | None, as_json: bool,
+         limits: Limits) -> None:
     """Show what RULEBOOK (a built-in name or a path) holds.
 
     Without NAME: its tables (keys, columns), formulas (parameters with their types),
@@ -291,9 +295,13 @@ def show(rulebook: str, name: str | None, as_python: bool, as_json: bool, limits
       rulecraft show ringing_steel
       rulecraft show ringing_steel wounds
       rulecraft show rules/mine.rules melee_attack --json
-      rulecraft show ringing_steel --python"""
+      rulecraft show ringing_steel --python
+      rulecraft show ringing_steel --uses skill"""
     try:
         rb = _load(rulebook, limits)
+        if used is not None:
+            _show_uses(rb, used, as_json)
+            return
         if as_python:
             code = show_.python_text(rb, name)
             _emit({"rulebook": rb.name, "file": rb.filename, "name": name, "python": code},
@@ -567,6 +575,21 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
         sys.exit(1)
     if not to_file:
         click.echo(text, nl=False)
+
+
+def _show_uses(rb: Any, name: str, as_json: bool) -> None:
+    """`show --uses NAME`: each place, as file:line, the rule, and the line."""
+    from .uses import uses
+
+    found = uses(rb, name)
+    width = max((len(f"{os.path.basename(u.filename)}:{u.line}") for u in found), default=0)
+    rules = max((len(u.rule) for u in found), default=0)
+    lines = [f"{name} is read in {_count(len(found), 'place')}" + (":" if found else
+             f" (no rule of {rb.name} reads it)")]
+    lines += [f"  {os.path.basename(u.filename) + ':' + str(u.line):<{width}}  "
+              f"{u.rule:<{rules}}  {u.text}" for u in found]
+    _emit({"rulebook": rb.name, "name": name, "uses": [u.as_json() for u in found]},
+          as_json, "\n".join(lines))
 
 
 def _procedure(rulebook: str, procedure: str, limits: Limits) -> tuple[Any, Any]:
