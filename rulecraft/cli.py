@@ -139,15 +139,37 @@ def list_(as_json: bool, limits: Limits) -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True)
+@click.option("--rulebook", "rulebook", metavar="RULEBOOK", help="Check fighter files (.toml) "
+              "against this rulebook's combatant models.")
 @bases_option
 @limit_option
-def check(files: tuple[str, ...], limits: Limits) -> None:
-    """Check rule files (paths or built-in names); report every error with a caret.
+def check(files: tuple[str, ...], rulebook: str | None, limits: Limits) -> None:
+    """Check rule files (paths or built-in names) and fighter files; report every error.
 
-    Exit status 0 when all are clean, 1 when any has errors."""
+    A rule file's errors come with a caret under the rule; a fighter file (.toml) is checked
+    against --rulebook's combatant model (or the one its `model = "…"` names), each error with
+    the file, the line and the field.
+
+    Exit status 0 when all are clean, 1 when any has errors.
+
+    \b
+    Examples:
+      rulecraft check rules/mine.rules
+      rulecraft check examples/ringing_steel/swordsman.toml --rulebook ringing_steel"""
     failed = False
+    book = None
     for name in files:
         try:
+            if name.endswith(".toml"):
+                if rulebook is None:
+                    raise RangeError(f"{name} is a fighter file: say which rulebook it is for, "
+                                     "with --rulebook RULEBOOK")
+                book = book or _load(rulebook, limits)
+                from rulecraft.fight import read_fighter
+
+                fighter = read_fighter(book, name, limits=limits)
+                click.echo(f"{name}: ok — a {fighter.model.name} of {book.name}")
+                continue
             rb = _load(name, limits)
         except RulecraftError as err:
             click.echo(str(err), err=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -21,7 +22,7 @@ from rulecraft.runtime.results import who
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.work import budget
 
-from .api import shown
+from .api import read_bounded, shown
 from .arguments import read_values
 from .workers import spread, usable_cores
 
@@ -45,7 +46,25 @@ def read_fighter(rulebook: Rulebook, path: str, model: str | None = None,
         return models[chosen].build(**data)
     except RulecraftError as err:
         problems = getattr(err, "errors", [err])
-        raise RangeError("\n".join(f"{path}: {e.message}" for e in problems)) from None
+        lines = _field_lines(path, limits)
+        raise RangeError("\n".join(
+            f"{path}:{lines[e.field]}: {e.message}" if getattr(e, "field", None) in lines
+            else f"{path}: {e.message}" for e in problems)) from None
+
+
+def _field_lines(path: str, limits: Limits) -> dict[str, int]:
+    """The line each field of a fighter file is written on (`strength = 12`, or a table of
+    its own: `[training]`), for errors that point at it."""
+    try:
+        text = read_bounded(path, limits.source_bytes, "source_bytes").decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return {}
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        found = re.match(r'\s*(?:\[\s*)?"?([^\s"=\]]+)"?\s*(?:=|\])', line)
+        if found and not line.lstrip().startswith("#"):
+            lines.setdefault(found.group(1), number)
+    return lines
 
 
 def fighter_files(paths: Sequence[str]) -> list[str]:

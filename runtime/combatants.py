@@ -231,9 +231,9 @@ class CombatantModel:
 
                 close = difflib.get_close_matches(extra, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                problems.append(RangeError(
+                problems.append(_about(extra, RangeError(
                     f"a {self.name} has no characteristic or state called {extra!r}{hint}",
-                    self.span, self.source))
+                    self.span, self.source)))
         for f in self.fields:
             if f.role == "derived":
                 continue
@@ -251,10 +251,16 @@ class CombatantModel:
                     raise RangeError(f"a {self.name} needs {f.name} ({described})", f.span,
                                      self.source)
             except RangeError as err:
-                problems.append(err)
+                problems.append(_about(f.name, err))
         if problems:
             raise problems[0] if len(problems) == 1 else RangeErrors(problems)
         return Combatant(self, self.derived(values))
+
+
+def _about(name: str, err: RangeError) -> RangeError:
+    """The error, marked with the field it is about (a fighter file's line is found by it)."""
+    err.field = name  # type: ignore[attr-defined]
+    return err
 
 
 REMEMBERED = 64  # a state holding a longer list or map is not remembered as a change's result
