@@ -202,7 +202,8 @@ def test_a_fighter_file_s_mistakes_name_the_file_and_the_field(tmp_path):
     result = CliRunner().invoke(cli, ["fight", "ringing_steel", str(bad),
                                       "examples/ringing_steel/spearman.toml"])
     assert result.exit_code == 1
-    assert f"{bad}: strength must be" in result.output and "weapon" in result.output
+    assert f"{bad}:1: strength must be" in result.output  # the file, the line, the field
+    assert f"{bad}:5: weapon must be" in result.output
     broken = tmp_path / "broken.toml"
     broken.write_text("strength = = 3\n")
     result = CliRunner().invoke(cli, ["fight", "ringing_steel", str(broken), str(broken)])
