@@ -13,7 +13,7 @@ from rulecraft.runtime.errors import CycleError, RangeError, RulecraftError, Rul
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
-from rulecraft.runtime.rulebook import Enum, Formula, Param, Rulebook
+from rulecraft.runtime.rulebook import Answer, Enum, Formula, Param, Policy, Rulebook
 from rulecraft.runtime.space import Hex
 
 from .cells import number, parse_dice
@@ -145,6 +145,11 @@ class _Compiler:
             StandingRule(d.condition, d.choice, d.mode, _options_of(d.options), d.span)
             for d in self.scope.standing)
         rulebook.patterns, rulebook.units = patterns, units
+        rulebook.policies = {
+            d.name: Policy(d.name, d.title or d.name, tuple(
+                Answer(line.choice, self.scope.text(line.value.span), line.comments)
+                for line in d.lines), d.span, d.comments)
+            for d in self.scope.policies.values()}
         return rulebook
 
     # -- passes ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from rulecraft.runtime.combatants import CombatantModel
 from rulecraft.runtime.dice import Dice
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.references import Grid, Reference
-from rulecraft.runtime.rulebook import Formula, Rulebook
+from rulecraft.runtime.rulebook import Formula, Policy, Rulebook
 from rulecraft.runtime.procedures import Procedure
 from rulecraft.runtime.space import Pattern
 from rulecraft.runtime.tables import Table
@@ -113,6 +113,28 @@ class CombatantView:
 
 
 @attrs.frozen
+class AnswerView:
+    """A choice a policy answers, and its answer in the sheet's words."""
+
+    choice: str
+    text: Rich
+    notes: tuple[Note, ...]
+
+
+@attrs.frozen
+class PolicyView:
+    """A policy (`--policy NAME`): who decides what, so a reader knows how a fight was played."""
+
+    name: str
+    title: str
+    anchor: str
+    line: int | None
+    answers: tuple[AnswerView, ...]
+    notes: tuple[Note, ...]
+    status: str | None = None
+
+
+@attrs.frozen
 class GridView:
     caption: str  # "Armour: Standard" for one value of a `for each`; "" for the only grid
     corner: str  # what the rows go over ("Dexterity")
@@ -152,6 +174,7 @@ class Sheet:
     references: tuple[ReferenceView, ...]
     base: str | None = None  # a house rulebook's base, by title
     removed: tuple[str, ...] = ()  # the base's rules a house rulebook removed
+    policies: tuple[PolicyView, ...] = ()
 
 
 def build(rb: Rulebook, anchor: Anchor, paper: str, sources: bool,
@@ -182,7 +205,8 @@ class _Builder:
                      tuple(self.formula(f) for f in rb.formulas.values()),
                      tuple(self.combatant(m) for m in _models(rb)),
                      tuple(self.reference(r) for r in getattr(rb, "references", {}).values()),
-                     self.base.title if self.base is not None else None, removed)
+                     self.base.title if self.base is not None else None, removed,
+                     tuple(self.policy(p) for p in getattr(rb, "policies", {}).values()))
 
     def notes(self, comments: tuple[str, ...]) -> tuple[Note, ...]:
         return notes(comments) if self.sources else ()
@@ -274,6 +298,14 @@ class _Builder:
                              _line(model.span), tuple(figures), self.notes(model.comments),
                              self.status(model.name))
 
+    # -- policies --------------------------------------------------------------------------
+    def policy(self, p: Policy) -> PolicyView:
+        math = MathWriter(self.vocabulary, frozenset())
+        answers = tuple(AnswerView(self.vocabulary.name(a.choice), math.value(parse(a.text)),
+                                   self.notes(a.comments)) for a in p.answers)
+        return PolicyView(p.name, p.title, self.anchors[p.name], _line(p.span), answers,
+                          self.notes(p.comments), self.status(p.name))
+
     # -- quick references ------------------------------------------------------------------
     def reference(self, r: Reference) -> ReferenceView:
         grids = tuple(self.grid(r, g) for g in r.grids(self.limits))
@@ -306,7 +338,8 @@ def _rules(rb: Rulebook) -> list[tuple[str, str, Any]]:
             *(("table", n, p) for n, p in getattr(rb, "patterns", {}).items()),
             *(("formula", n, f) for n, f in rb.formulas.items()),
             *(("combatant", m.name, m) for m in _models(rb)),
-            *(("reference", n, r) for n, r in getattr(rb, "references", {}).items())]
+            *(("reference", n, r) for n, r in getattr(rb, "references", {}).items()),
+            *(("policy", n, p) for n, p in getattr(rb, "policies", {}).items())]
 
 
 def _models(rb: Rulebook) -> list[CombatantModel]:

@@ -33,7 +33,8 @@ PAPERS = ("a4", "letter")
 TEMPLATES = Path(__file__).parent / "templates"
 # The sheet's parts, in order, with the headings the templates give them.
 SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Formulas"),
-            ("combatants", "Combatants"), ("references", "Quick reference"))
+            ("combatants", "Combatants"), ("references", "Quick reference"),
+            ("policies", "Policies"))
 
 
 def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
@@ -159,7 +160,7 @@ class _MarkdownAnchors:
     def anchor(self, kind: str, name: str, heading: str) -> str:
         if kind != self.kind:  # the first rule of a part follows the part's heading
             self.kind = kind
-            key = kind + "s"
+            key = "policies" if kind == "policy" else kind + "s"
             self.sections[key] = self.slug(dict(SECTIONS)[key])
         return self.slug(heading)
 

@@ -49,6 +49,11 @@ def overview(rb: Rulebook) -> dict[str, Any]:
     if units:
         data["units"] = [{"name": u.name, "title": u.title, "per_hex": jsonable(u.per_hex)}
                          for u in units.values()]
+    policies = getattr(rb, "policies", {})
+    if policies:  # what `--policy NAME` decides, as written
+        data["policies"] = [{"name": p.name, "title": p.title, "line": _line(p.span),
+                             "answers": [{"choice": a.choice, "text": a.text}
+                                         for a in p.answers]} for p in policies.values()]
     return data
 
 

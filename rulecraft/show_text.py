@@ -38,6 +38,10 @@ def overview_text(data: dict[str, Any]) -> str:
         out += ["", "the referee's calls:"] + [
             f"  {r['procedure']}, line {r['line']}: {r['text']}"
             + (" (ends the procedure)" if r["ends"] else "") for r in data["rulings"]]
+    for policy in data.get("policies", ()):
+        out += ["", f"policy {policy['name']}{_title(policy)} (--policy {policy['name']}) "
+                    "answers:"]
+        out += [f"  {a['choice']} = {a['text']}" for a in policy["answers"]]
     if data.get("patterns"):
         out += ["", "patterns (hexes seen from the own hex, facing ahead):"]
         for p in data["patterns"]:

@@ -71,6 +71,27 @@ class Enum:
     comments: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class Answer:
+    """One choice a policy answers, and the rule text of its answer."""
+
+    choice: str
+    text: str
+    comments: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Policy:
+    """A named way of making the fighters' choices (`--policy NAME`): what it answers, as
+    written, for `show` and the sheets."""
+
+    name: str
+    title: str
+    answers: tuple[Answer, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+    comments: tuple[str, ...] = ()
+
+
 class NameMap(dict):  # type: ignore[type-arg]
     """Tables, formulas or procedures by name; the printed title finds them too."""
 
@@ -117,6 +138,8 @@ class Rulebook:
     # Space (runtime/space.py): its diagrams of hexes and the units it measures distance in.
     patterns: Mapping[str, Pattern] = attrs.field(factory=dict, repr=False)
     units: Mapping[str, Unit] = attrs.field(factory=dict, repr=False)
+    # The policies that make the fighters' choices, in the order written.
+    policies: Mapping[str, Policy] = attrs.field(factory=dict, repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:

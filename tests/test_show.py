@@ -150,8 +150,9 @@ def test_show_lists_the_combatant_model():
 
 def test_show_json_has_stable_keys(rs):
     data = shown_json("ringing_steel")
+    # The keys every rulebook has, in this order; then those of what it declares (a policy).
     assert list(data) == ["rulebook", "title", "file", "tables", "formulas", "procedures",
-                          "combatants", "enums"]
+                          "combatants", "enums", "policies"]
     assert data["rulebook"] == "ringing_steel" and data["file"] == "ringing_steel.rules"
     assert [t["name"] for t in data["tables"]] == list(rs.tables)
     wounds = by_name(data["tables"], "wounds")
