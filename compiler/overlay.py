@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -189,9 +189,31 @@ class _Merge:
                         self._changed(d.name, d.span, target)
             elif not isinstance(d, s.ExtendsDecl):
                 self._added(d)
+        self._still_used()
         _raise(self.errors)
         header = (self.header,) if self.header is not None else ()
         return header + tuple(self.rules.values()), self.origins
+
+    def _still_used(self) -> None:
+        """A removed rule that rules left in the rulebook still read: one error, at the
+        `remove` line, naming them (not one in each of them, pointing into the base)."""
+        removals = [d for d in self.house.declarations if isinstance(d, s.RemoveDecl)
+                    and self.origins.get(d.name) is not None
+                    and self.origins[d.name].status == "removed"]
+        for d in removals:
+            readers: dict[str, list[Span]] = {}
+            for name, rule in self.rules.items():
+                for span in _reads(rule, d.kind, d.name):
+                    readers.setdefault(f"{KINDS.get(type(rule), 'rule')} {name}", []).append(span)
+            if readers:
+                said = "; ".join(
+                    f"{who} ({os.path.basename(spans[0].filename)} line"
+                    f"{'s' if len({x.line for x in spans}) > 1 else ''} "
+                    f"{', '.join(str(n) for n in sorted({x.line for x in spans}))})"
+                    for who, spans in readers.items())
+                self.error(RulecraftError, f"{d.kind} {d.name} cannot be removed: rules of the "
+                           f"rulebook still use it — {said}; replace or amend them too (or "
+                           f"remove them), or keep the {d.kind}", d.span)
 
     # -- targets ------------------------------------------------------------------------------
     def _target(self, kind: str, name: str, span: Span) -> Any:
@@ -563,3 +585,21 @@ def _splice(steps: tuple[Any, ...], target: Any, new: tuple[Any, ...]) -> tuple[
 
 
 __all__ = ["Loader", "Overlaid", "overlay"]
+
+
+def _reads(node: Any, kind: str, name: str) -> Iterator[Span]:
+    """Where a rule reads a rule of `kind` called `name`: a table or an enum by its name, a
+    formula by a call, a procedure by a `call` step."""
+    if kind == "formula" and isinstance(node, s.Call) and node.name == name:
+        yield node.span
+    elif kind == "procedure" and isinstance(node, s.CallStep) and node.procedure == name:
+        yield node.span
+    elif kind in ("table", "enum", "combatant") and isinstance(node, s.Name) and node.name == name:
+        yield node.span
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):
+            if field.name not in ("span", "comments"):
+                yield from _reads(getattr(node, field.name), kind, name)
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            yield from _reads(item, kind, name)

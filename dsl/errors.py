@@ -91,6 +91,10 @@ def _unexpected_token(lark: Lark, err: UnexpectedToken, text: str, line: int, co
         column = opening - (text.rfind("\n", 0, opening) + 1) + 1
         return _UNCLOSED_TEXT, line, column + (column_offset if err.line == 1 else 0), 1
     width = max(1, len(word)) if not token.type.startswith("_") else 1
+    missing = _what_to_write(err, text)
+    if missing is not None:
+        message, at_line, at_column = missing
+        return message, at_line + line_offset, at_column, 1
     if _empty_block(text, err.line or 0):
         message = "the lines of a block go indented under the line ending in ':' above"
     elif _indented_declaration(text, err.line or 0):
@@ -115,6 +119,30 @@ def _unexpected_token(lark: Lark, err: UnexpectedToken, text: str, line: int, co
         else:
             message += f' (the "{bracket}" at column {at_column} is not closed yet)'
     return message, line, column, width
+
+
+def _what_to_write(err: UnexpectedToken, text: str) -> tuple[str, int, int] | None:
+    """A rule a new author left unfinished in a way we know: what to add, and where (the
+    line and column of the rule that needs it), instead of the token the parser wanted."""
+    token, lines = err.token, text.split("\n")
+    here = lines[err.line - 1] if err.line and 0 < err.line <= len(lines) else ""
+    if token.type == "_BLOCK" and set(err.expected) == {"COMMA"} and \
+            here.lstrip().startswith("repeat until"):
+        return ("`repeat until …` needs a cap on how often it repeats: write "
+                f"`{here.strip().rstrip(':')}, at most N times:`", err.line, err.column)
+    if set(err.expected) == {"AT"} and token.type in ("_DEDENT", "$END"):
+        before = lines[: (token.end_line or err.line or len(lines)) - 1]
+        for number in range(len(before), 0, -1):
+            words = before[number - 1].split()
+            if words[:1] == ["encounter"] and len(words) > 1:
+                name = words[1].split("(")[0]
+                unit = "rounds" if any(x.strip().startswith("each round")
+                                       for x in before[number:]) else "turns"
+                return (f"encounter {name} needs a cap on its length: add a line `at most N "
+                        f"{unit}` after its `ends when` line", number, 1)
+            if before[number - 1][:1] not in (" ", "\t", "#", ""):
+                break
+    return None
 
 
 def _combining_mark(text: str, position: int) -> str:
