@@ -34,6 +34,8 @@ from .tables import PendingCell, TableBuilder
 from rulecraft.runtime.knowledge import StandingRule
 
 from .referee import check_standing
+from .examples import as_procedures, check_titles
+from rulecraft.runtime.examples import Example, _combatant as make_combatant
 
 
 def _identity(error: RulecraftError) -> tuple[object, ...]:
@@ -98,7 +100,9 @@ class _Compiler:
             raise unique[0] if len(unique) == 1 else RulecraftErrors(unique)
 
     def build(self) -> Rulebook:
-        decls = self.tree.declarations
+        # Worked examples compile as procedures of their own, taken out again below.
+        decls, examples = as_procedures(self.tree.declarations)
+        check_titles(self.scope, examples)
         header = self._header(decls)
         self._names(decls)
         self.scope.time_units = gather_time_units(decls, self.scope)
@@ -130,9 +134,13 @@ class _Compiler:
                                          decl.span, decl.comments, self.tree.source,
                                          namespace[function], combiners)
         model = next(iter(built.values()), None)
+        # A combatant a rule writes out (an example's fighter) is built by its model.
+        namespace["_MODELS"], namespace["_combatant"] = built, make_combatant
         for proc in procedures.values():
             proc.fn = namespace[f"p_{proc.name}"]  # called with the arguments in order
         defer_steppers(self.scope, decls, procedures, namespace, self.tree.source)
+        worked = tuple(Example(d.title, d.span, d.dice, procedures.pop(name), d.comments)
+                       for name, d in examples.items())
         name, title, meta, comments = header
         rulebook = Rulebook(name, title, meta,
                         {d.name: Enum(d.name, d.title or d.name, self.scope.enums[d.name].members,
@@ -145,6 +153,7 @@ class _Compiler:
             StandingRule(d.condition, d.choice, d.mode, _options_of(d.options), d.span)
             for d in self.scope.standing)
         rulebook.patterns, rulebook.units = patterns, units
+        rulebook.examples = worked
         rulebook.policies = {
             d.name: Policy(d.name, d.title or d.name, tuple(
                 Answer(line.choice, self.scope.text(line.value.span), line.comments)

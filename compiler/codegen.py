@@ -13,6 +13,7 @@ import attrs
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError, Span
 
+from .examples import ExampleSteps
 from .clock_events import ClockEventSteps
 from .clock_ticks import TickSteps
 from .encounters import ENDINGS, EncounterSteps
@@ -26,7 +27,7 @@ from .sides import narrowed
 from .types import ANY, CLOCK, INT, NUM, T, accepts, is_collection, join
 
 
-class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
+class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSteps):
     """Accumulates generated source; every statement is preceded by the rule line it comes from."""
 
     # Whether `let` and `if` steps write their value and trace entry straight into the run's
@@ -54,6 +55,7 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
             **self.clock_event_visitors(),
             s.RulingStep: self.visit_RulingStep, s.RevealStep: self.visit_RevealStep,
             s.TurnsStep: self.visit_TurnsStep, s.RoundDelayStep: self.visit_RoundDelayStep,
+            s.ExpectStep: self.visit_ExpectStep,
         }
         # Names some path to the current step did not set (definite assignment).
         self.unset: set[str] = set()
@@ -186,6 +188,7 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, decl: s.ProcedureDecl, params: list[tuple[str, T]]) -> list[str]:
         env: Env = {name: (f"v_{name}", t) for name, t in params}
+        self.procedure_name = decl.name
         self.param_names = frozenset(name for name, _ in params)
         self.choices: list[str] = []
         self.unset = set()
@@ -209,10 +212,12 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps):
         self.line(1, "_values, _trace = _ctx.values, _ctx.trace.append")
         self.start_encounter(decl, env)
         self.direct = True
+        self.emit.in_steps = True  # a combatant may be written out here (compiler/literals.py)
         try:
             self.steps(decl.steps, env, 1)
         finally:
             self.direct = False
+            self.emit.in_steps = False
         if not _ends(decl.steps):
             self.scope.error(RuleTypeError, f"procedure {decl.name} can finish without an "
                              "outcome: end every branch with `outcome …`", decl.span)

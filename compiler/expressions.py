@@ -14,6 +14,7 @@ from rulecraft.runtime.space import RELATIVE
 from rulecraft.runtime.tables import CellExpression, Record
 from rulecraft.runtime.values import field_name
 
+from .literals import combatant_literal, visit_map
 from . import sides as fight_sides
 from .cells import number, parse_dice, snake
 from .clock_units import unit_name
@@ -60,6 +61,7 @@ class Emitter(OrderedExpressions, BandedLookups):
             s.Index: self.visit_Index, s.Call: self.visit_Call, s.Aggregate: self.visit_Aggregate,
             s.RangeExpr: self.visit_RangeExpr,
             s.Placed: lambda node, env: visit_placed(self, node, env),
+            s.MapLit: lambda node, env: visit_map(self, node, env),
         }
         self._limits_ref: str | None = None
         self._nested = False  # inside an expression being translated
@@ -686,6 +688,8 @@ class Emitter(OrderedExpressions, BandedLookups):
             from .located import located_call
 
             return located_call(self, node, env)
+        if node.name in self.scope.models and not node.args:  # `fighter(strength = 12, …)`
+            return combatant_literal(self, node, env)
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name

@@ -35,6 +35,7 @@ KINDS: dict[type, str] = {s.EnumDecl: "enum", s.TableDecl: "table", s.FormulaDec
                           s.NotationDecl: "notation", s.ReferenceDecl: "reference",
                           s.PolicyDecl: "policy"}
 KINDS.update({s.PatternDecl: "pattern", s.UnitDecl: "unit"})  # space (compiler/space.py)
+KINDS[s.ExampleDecl] = "example"  # worked examples, replaced by their titles
 HOUSE_ONLY = (s.ReplaceDecl, s.AmendDecl, s.RemoveDecl)
 
 

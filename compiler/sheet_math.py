@@ -122,6 +122,7 @@ class MathWriter:
             s.Attr: self.visit_Attr, s.Index: self.visit_Index, s.Call: self.visit_Call,
             s.Aggregate: self.visit_Aggregate, s.RangeExpr: self.visit_RangeExpr,
             s.Placed: self.visit_Placed,
+            s.MapLit: self.visit_MapLit,
         }
 
     def expression(self, node: s.Expr) -> Rich:
@@ -175,6 +176,13 @@ class MathWriter:
 
     def visit_ListLit(self, node: s.ListLit) -> tuple[list[Piece], int]:
         return [Piece("[", "op"), *self._list(node.items), Piece("]", "op")], _ATOM
+
+    def visit_MapLit(self, node: Any) -> tuple[list[Piece], int]:
+        out: list[Piece] = [Piece("{", "op")]
+        for i, (key, value) in enumerate(node.pairs):
+            out += ([Piece(", ", "op")] if i else []) + self._expr(key)[0] + [Piece(": ", "op")]
+            out += self._expr(value)[0]
+        return out + [Piece("}", "op")], _ATOM
 
     def _list(self, items: tuple[Any, ...]) -> list[Piece]:
         out: list[Piece] = []

@@ -212,6 +212,15 @@ def _reveal_step(step: s.RevealStep, pad: str, depth: int) -> list[str]:
     return [f"{pad}reveal {', '.join(step.names)}"]
 
 
+def _example(d: Any) -> list[str]:
+    dice = f" with dice {', '.join(str(n) for n in d.dice)}" if d.dice else ""
+    return [f'example "{d.title}"{dice}:'] + _steps(d.steps, 1)
+
+
+def _expect_step(step: Any, pad: str, depth: int) -> list[str]:
+    return [f"{pad}expect {expression(step.test)}"]
+
+
 def _ruling_step(step: s.RulingStep, pad: str, depth: int) -> list[str]:
     return [f'{pad}ruling "{step.text}"']
 
@@ -358,6 +367,7 @@ _STEPS: dict[type, Callable[[Any, str, int], list[str]]] = {
     s.RoundDelayStep: lambda st, pad, depth: ft.round_delay(st, pad, expression),
 }
 _STEPS[s.RulingStep] = _ruling_step
+_STEPS[s.ExpectStep] = _expect_step
 _STEPS[s.RevealStep] = _reveal_step
 
 
@@ -513,6 +523,7 @@ _DECLARATIONS: dict[type, Callable[[Any], list[str]]] = {
     s.ExtendsDecl: _extends, s.ReplaceDecl: _replace, s.RemoveDecl: _remove, s.AmendDecl: _amend,
     s.PolicyDecl: _policy,
     s.CalendarDecl: lambda d: ft.calendar(d, _title, expression),
+    s.ExampleDecl: _example,
 }
 
 
@@ -534,6 +545,8 @@ def _placed(node: s.Placed) -> tuple[str, int]:
 _DECLARATIONS[s.PatternDecl] = _pattern
 _DECLARATIONS[s.UnitDecl] = _unit
 _EXPRESSIONS[s.Placed] = _placed
+_EXPRESSIONS[s.MapLit] = lambda n: ("{" + ", ".join(
+    f"{expression(k)}: {expression(v)}" for k, v in n.pairs) + "}", _ATOM)
 
 
 def _reference(d: s.ReferenceDecl) -> list[str]:

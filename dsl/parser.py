@@ -755,6 +755,18 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.RevealStep(tuple(str(n) for n in c), span, self._claim(span))
 
+    def example_decl(self, meta: Any, c: list[Any]) -> s.ExampleDecl:
+        span = self._span(meta)
+        comments = self._claim(span)
+        dice = tuple(int(float(str(x))) for x in c[1:] if isinstance(x, Token) and
+                     x.type == "NUMBER")
+        steps = tuple(x for x in c[1:] if not isinstance(x, Token) and x is not None)
+        return s.ExampleDecl(_unquote(c[0]) or "", dice, steps, span, comments)
+
+    def expect_step(self, meta: Any, c: list[Any]) -> s.ExpectStep:
+        span = self._span(meta)
+        return s.ExpectStep(c[0], span, self._claim(span))
+
     def ruling_step(self, meta: Any, c: list[Any]) -> s.RulingStep:
         span = self._span(meta)
         return s.RulingStep(_unquote(c[0]) or "", span, self._claim(span))
@@ -941,6 +953,12 @@ class _Builder(Transformer_NonRecursive):
 
     def none(self, meta: Any, c: list[Any]) -> s.Constant:
         return s.Constant(None, self._span(meta))
+
+    def map_(self, meta: Any, c: list[Any]) -> s.MapLit:
+        return s.MapLit(tuple(x for x in c if x is not None), self._span(meta))
+
+    def map_pair(self, meta: Any, c: list[Any]) -> tuple[Any, Any]:
+        return (c[0], c[1])
 
     def list_(self, meta: Any, c: list[Any]) -> s.ListLit:
         return s.ListLit(tuple(x for x in c if x is not None), self._span(meta))

@@ -7,12 +7,13 @@ from __future__ import annotations
 # The words that open a declaration: a rule file's outline.
 DECLARATIONS = ("rulebook", "enum", "table", "formula", "combatant", "procedure", "encounter",
                 "policy", "reference", "pattern", "unit", "calendar", "notation", "extends",
-                "replace", "remove", "amend")
+                "replace", "remove", "amend", "example")
 # Every other word of the grammar (dsl/grammar.lark's quoted words).
 KEYWORDS = ("act", "add", "adds", "after", "afterwards", "against", "aim", "all", "and", "as",
             "at", "be", "before", "by", "call", "cancel", "cap", "cell", "chance", "changed",
             "choose", "choosing", "clamped", "clock", "column", "columns", "combined",
-            "default", "delay", "derived", "each", "else", "end", "ends", "entered", "every",
+            "default", "delay", "derived", "dice", "each", "else", "end", "ends", "entered",
+            "every", "expect",
             "facing", "for", "from", "ft", "give", "given", "hex", "if", "in", "insert",
             "integer", "is", "lane", "lengthen", "let", "list", "map", "may", "mod", "most",
             "not", "number", "on", "one", "only", "or", "outcome", "outcomes", "parameter",

@@ -178,6 +178,19 @@ class RunContext:
         return choose_knowing(self, span, name, party, options, default, standing, seeing,
                               secret, unset)
 
+    def adopt(self, made: Combatant) -> Combatant:
+        """A combatant the rule itself made (`fighter(strength = 12, …)`): this run's own, so
+        its steps may change it."""
+        self.handles.add(id(made))
+        return made
+
+    def expect(self, span: Span, text: str, passed: Any, said: str | None = None,
+               value: Any = None) -> None:
+        """A worked example's check: recorded with what came out (`blow.htk` and its value,
+        for a comparison), whether it held or not; runtime/examples.py reports it."""
+        got = "" if said is None else f"{said} = {display(value)}"
+        self.trace.append(("expect", text, bool(passed), span, got))
+
     def ruling(self, span: Span, party: str, text: str) -> None:
         """The referee's call, where the rules leave an effect to people: recorded."""
         self.trace.append(("ruling", party, text, span))

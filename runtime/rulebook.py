@@ -140,6 +140,8 @@ class Rulebook:
     units: Mapping[str, Unit] = attrs.field(factory=dict, repr=False)
     # The policies that make the fighters' choices, in the order written.
     policies: Mapping[str, Policy] = attrs.field(factory=dict, repr=False)
+    # Its worked examples (runtime/examples.py), a base's first: `rulecraft test` runs them.
+    examples: tuple[Any, ...] = attrs.field(default=(), repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:

@@ -149,3 +149,13 @@ def test_the_textmate_grammar_knows_every_word():
     known = {w for w in WORDS if re.fullmatch(keywords["match"], w)
              or re.fullmatch(constants["match"], w)}
     assert known == WORDS
+
+
+def test_the_textmate_grammar_is_what_editors_generate_py_writes():
+    """The grammar file is made from dsl/words.py: `python editors/generate.py` after the
+    language gains a word."""
+    import runpy
+
+    made = runpy.run_path(str(ROOT / "editors" / "generate.py"))["text"]()
+    assert (ROOT / "editors" / "vscode" / "syntaxes" / "rulecraft.tmLanguage.json").read_text(
+        encoding="utf-8") == made
