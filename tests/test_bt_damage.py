@@ -327,3 +327,17 @@ def test_shields_as_armour_and_their_modifiers(rb):
     r = rb.procedures["wound"].run(defender=d, damage=12, damage_type="Crushing",
                                    location="Lower arm", on_shield=True)
     assert values(r)["protection"] == 10 and values(r)["htk_taken"] == 2
+
+
+# ---- the three dice modes ----------------------------------------------------------------------
+
+def test_a_whole_blow_seeded_and_sampled_and_its_exact_odds_refused_offering_samples(rb):
+    blow = rb.procedures["damage_blow"]
+    a, d = fighter(rb, weapon="Knife"), fighter(rb)
+    r = blow.run(attacker=a, defender=d, seed=7)
+    assert r.outcome == "struck" and 6 <= r.outcome["damage"] <= 12     # 4 + 2d4
+    assert blow.run(attacker=a, defender=d, seed=7).outcome == r.outcome
+    sampled = blow.sample(200, by="location", seed=1, attacker=a, defender=d)
+    assert sum(e.count for e in sampled.values()) == 200
+    with pytest.raises(rulecraft.RangeError, match=r"limit work.*--samples 100000"):
+        blow.odds(attacker=a, defender=d, limits=rulecraft.Limits(work=20000))
