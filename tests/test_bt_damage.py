@@ -341,3 +341,57 @@ def test_a_whole_blow_seeded_and_sampled_and_its_exact_odds_refused_offering_sam
     assert sum(e.count for e in sampled.values()) == 200
     with pytest.raises(rulecraft.RangeError, match=r"limit work.*--samples 100000"):
         blow.odds(attacker=a, defender=d, limits=rulecraft.Limits(work=20000))
+
+
+# ---- the side effects and region tables, row by row ------------------------------------------
+
+# Slicing "bleeding", "shock ... 2 HTK of bleeding per minute instead of the normal one";
+# chopping "paralysis ... no bleeding", "disabling"; crushing "identical to the minor side effect
+# of chopping", "identical to the major"; piercing "raising one level of critical effect",
+# "shock ... only bleeds one HTK per minute"; ripping "an overbear tackle ... bleed at one HTK
+# per minute", "as per shock(slicing) except that you can add +20 to your OVB"; projectile "for
+# system shock roll purposes projectile damage is doubled", "shock as per slicing"; energy "as
+# per shock(slicing) except there is no bleeding", "as per crushing disabling"; explosive
+# "tripled", "shock as per slicing".
+@pytest.mark.parametrize("kind, row", [
+    ("Slicing", ("Bleeding", 1, "Shock", 2, 1, 0, 0)),
+    ("Chopping", ("Paralysis", 0, "Disabling", 0, 1, 0, 0)),
+    ("Crushing", ("Paralysis", 0, "Disabling", 0, 1, 0, 0)),
+    ("Piercing", ("Critical level", 0, "Shock", 1, 1, 1, 0)),
+    ("Ripping", ("Overbear", 1, "Shock", 2, 1, 0, 20)),
+    ("Projectile", ("System shock", 0, "Shock", 2, 2, 0, 0)),
+    ("Energy", ("Shock", 0, "Disabling", 0, 1, 0, 0)),
+    ("Explosive", ("System shock", 0, "Shock", 2, 3, 0, 0)),
+])
+def test_side_effects_table_row_by_row(rb, kind, row):
+    r = rb.tables["side_effects"].lookup(kind)
+    assert (r.minor, r.minor_bleeding, r.major, r.major_bleeding, r.system_shock,
+            r.critical_levels, r.ovb_bonus) == row
+
+
+# "Head and chest shots cause stun effects, limb shots cause the temporary loss of that limb, and
+# abdomen and groin shots cause loss of -4 MVM, and 1/2 stun effects"; disabling: "Head and
+# chest shots cause unconsciousness, limb shots cause the bones in the limb to break and 1/2 stun
+# effects to occur, abdomen shots cause -8 MVM and stun effects. Groin shots cause sys shock at
+# 75% wounded."
+@pytest.mark.parametrize("region, row", [
+    ("Head", ("Stunned", None, 0, "Unconscious", None, 0)),
+    ("Chest", ("Stunned", None, 0, "Unconscious", None, 0)),
+    ("Limb", ("Limb useless", None, 0, "Bone broken", "Half stunned", 0)),
+    ("Abdomen", ("Half stunned", None, 4, "Stunned", None, 8)),
+    ("Groin", ("Half stunned", None, 4, "System shock at 75% wounded", None, 0)),
+])
+def test_region_effects_row_by_row(rb, region, row):
+    r = rb.tables["region_effects"].lookup(region)
+    assert (r.shock, r.shock_also, r.shock_mvm, r.disabling, r.disabling_also,
+            r.disabling_mvm) == row
+
+
+def test_knockback_categories_in_order(rb):
+    # "+25% ... +10% ... +0% ... -10% ... -25% ... -50% (next category) -100% (next category)"
+    t = rb.tables["knockback_modifiers"]
+    assert [t.lookup(c) for c in ("+25%", "+10%", "+0%", "-10%", "-25%", "-50%", "-100%")] == [
+        25, 10, 0, -10, -25, -50, -100]
+    sizes = rb.tables["shield_sizes"]
+    assert [sizes.lookup(s) for s in ("Buckler", "Small", "Medium", "Large", "Tower")] == [
+        0, 0, 0.5, 0.75, 1]
