@@ -24,7 +24,10 @@ CALLED = (
     'formula named(called: location = none) = called == none\n'
     'procedure blow (called: location = none):\n'
     '  call placed = place(called)\n'
-    '  outcome done with (location = placed.location, rolled = named(called))\n')
+    '  outcome done with (location = placed.location, rolled = named(called))\n'
+    'procedure rolled ():\n'
+    '  call placed = place()\n'
+    '  outcome done with (location = placed.location, rolled = named())\n')
 
 
 def test_none_passed_on_to_a_parameter_defaulting_to_none():
@@ -32,6 +35,12 @@ def test_none_passed_on_to_a_parameter_defaulting_to_none():
     blow = rb.procedures["blow"]
     assert dict(blow.run(dice=[2]).outcome) == {"location": "Chest", "rolled": True}
     assert dict(blow.run(called="Head").outcome) == {"location": "Head", "rolled": False}
+
+
+def test_a_call_leaving_out_a_parameter_defaulting_to_none():
+    rb = book(CALLED)
+    assert dict(rb.procedures["rolled"].run(dice=[1]).outcome) == {
+        "location": "Head", "rolled": True}
 
 
 def test_a_parameter_without_a_none_default_still_refuses_none():
