@@ -626,6 +626,9 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
                 codes.append("None")
                 continue
             code, t = self.expr(arg, env) if pname in given else self.emit.expr(arg, {})
+            if pname not in given and t.kind == "none":
+                codes.append(code)  # left to its `= none` (`called: location = none`)
+                continue
             if not accepts(ptype, t):
                 self.scope.error(RuleTypeError, f"{step.procedure}'s {pname} must be {ptype}, "
                                  f"not {t}", arg.span)

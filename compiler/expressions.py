@@ -842,6 +842,9 @@ class Emitter(OrderedExpressions, BandedLookups):
             if pname not in given:
                 return self._bad(f"{node.name} needs {pname}", node)
             arg, (code, t) = given[pname]
+            if arg is defaults.get(pname) and t.kind == "none":
+                codes.append(code)  # left to its `= none` (`called: location = none`)
+                continue
             if not accepts(ptype, t):
                 self.scope.error(RuleTypeError, f"{node.name}'s {pname} must be {ptype}, not {t}",
                                  arg.span)

@@ -116,6 +116,8 @@ def make_helpers(source: str) -> dict[str, Any]:
         if value is MISSING:
             raise RangeError(f"{param.name} is needed ({param.type.describe()})", param.span,
                              source)
+        if value is None and param.has_default and param.default is None:
+            return None  # `called: location = none` takes the none it defaults to, passed on
         return check_value(param.name, param.type, value, param.span, source)
 
     def _bind(span: Span, name: str, args: tuple[Any, ...], names: dict[str, Any],

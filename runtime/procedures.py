@@ -314,6 +314,14 @@ class Procedure:
                 f"the calls procedure {self.name} makes nest more deeply than Python allows for "
                 "exact odds: estimate them by sampling instead (`rulecraft odds … --samples "
                 "100000 --seed 1`)", self.span, self.source) from None
+        except RangeError as err:  # the command's work spent walking the paths (BT's blow)
+            if getattr(err, "limit", None) != "work" or "sampling instead" in err.message:
+                raise
+            refused = RangeError(f"{err.message}; estimate the odds by sampling instead: "
+                                 "`rulecraft odds … --samples 100000 --seed 1` (from Python: "
+                                 "procedure.sample(100000, seed=1, …))", err.span, err.source)
+            refused.limit = "work"  # type: ignore[attr-defined]
+            raise refused from None
 
     def _odds(self, by: str | Callable[[Result], Any], choices: Mapping[str, Any] | None,
               limits: Limits, args: dict[str, Any]) -> dict[Any, Fraction]:
