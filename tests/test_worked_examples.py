@@ -178,3 +178,16 @@ def test_the_language_reference_s_examples_pass_over_ringing_steel(tmp_path):
                      encoding="utf-8")
     outcomes = [e.run() for e in rulecraft.load(str(house)).examples]
     assert len(outcomes) == 2 and all(o.passed for o in outcomes), outcomes
+
+
+def test_a_dice_default_of_a_fighter_s_figure_is_its_dice():
+    """Found writing the starter file: `damage: dice = 1d6` gave every fighter no damage."""
+    rb = rulecraft.compile('rulebook e "E"\n\ncombatant fighter "F":\n  damage: dice = 1d6\n',
+                           "e.rules")
+    assert str(rb.combatant().damage) == "d6"
+    with pytest.raises(RulecraftError, match=r"skill's default is written as it is: a number, "
+                       r"a text, dice, a list, a hex or none \(a figure worked out from others "
+                       r"is `derived`\)") as caught:
+        rulecraft.compile('rulebook e "E"\n\ncombatant fighter "F":\n  strength: 1..20\n'
+                          '  skill: 1..20 = strength + 1\n', "e.rules")
+    assert (caught.value.line, caught.value.column) == (5, 18)
