@@ -72,3 +72,50 @@ def test(rulebooks: tuple[str, ...], match: str | None, as_json: bool, limits: L
 
         click.echo(json.dumps(found, indent=2, ensure_ascii=False))
     sys.exit(1 if failed else 0)
+
+
+@click.command("new")
+@click.argument("name")
+@click.option("--extends", "base", metavar="RULEBOOK", help="Start house rules over RULEBOOK (a "
+              "built-in name or a path) instead of a rulebook of your own.")
+@limit_option
+def new(name: str, base: str | None, limits: Limits) -> None:
+    """Write a starter rule file NAME.rules to change into your own.
+
+    Without --extends: a whole small rulebook with one of each kind of rule — an enum, a table,
+    a formula, a fighter, a procedure, an encounter, a policy and worked examples — each with a
+    comment saying what it is. With --extends: house rules over that rulebook — the `extends`
+    line, one of its formulas written again to change, and a worked example of it. Either
+    checks and tests clean as written. NAME.rules is never written over.
+
+    \b
+    Examples:
+      rulecraft new my_game
+      rulecraft new our_steel --extends ringing_steel
+    """
+    from . import starter
+    from .output import write_new
+
+    path = name if name.endswith(".rules") else f"{name}.rules"
+    try:
+        starter.refuse_existing(path)
+        if base is None:
+            text = starter.fresh(path)
+        else:
+            rb = _load(base, limits)
+            written_as = base
+            if base.endswith(".rules"):  # a path, as the new file's folder finds it
+                import os
+
+                folder = os.path.dirname(os.path.abspath(path))
+                written_as = os.path.relpath(os.path.abspath(base), folder)
+            text = starter.house(path, rb, written_as)
+        write_new(path, text, [], limits)
+    except RulecraftError as err:
+        click.echo(str(err), err=True)
+        sys.exit(1)
+    except OSError as err:
+        click.echo(f"cannot write {path}: {(err.strerror or str(err)).lower()}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {path}: `rulecraft check {path}`, `rulecraft test {path}`, then change it "
+               "to your rules (docs/language.md)")
