@@ -629,12 +629,13 @@ def _count(n: int, word: str) -> str:
 
 
 from .cli_balance import compare, sweep  # noqa: E402 - they use the helpers above
-from .cli_editors import lsp  # noqa: E402
+from .cli_editors import lsp, watch  # noqa: E402
 from .cli_examples import new, test  # noqa: E402
 
 cli.add_command(compare)
 cli.add_command(sweep)
 cli.add_command(lsp)
+cli.add_command(watch)
 cli.add_command(test)
 cli.add_command(new)
 
