@@ -9,6 +9,8 @@ The target: the swordsman of test_rs_melee (Standard armour: 8 on every area but
 skill 5.4), ten hexes ahead of the archer.
 """
 
+from fractions import Fraction
+
 import pytest
 
 import rulecraft
@@ -167,3 +169,234 @@ def test_bows_cannot_fire_at_adjacent_hexes_and_thrown_weapons_run_out_of_range(
         "out_of_range"
     assert shot(rb, [2, 10, 10, 10], attacker=knife, defender=swordsman(rb, at=(1, 0))).outcome \
         in ("hit", "missed")
+
+
+def strike(rb, dice, choices=None, **args):
+    args.setdefault("attacker", archer(rb))
+    args.setdefault("defender", swordsman(rb))
+    return rb.procedures["missile_strike"].run(dice=dice, choices=choices or {}, **args)
+
+
+def test_the_archers_best_skill_is_his_bow_skill(rb):
+    # "Dodge Factor ... Depends on best skill in a weapon": the longbow (7.5) beats the dagger
+    # (14/4 x ln 3 x 1.1 = 4.2). PDF = 7.5 + 8 = 15.
+    assert archer(rb).best_skill == 7.5 and archer(rb).passive_dodge_factor == 15
+
+
+def test_active_defence_a_roll_of_one_always_misses_and_its_excess_lands_the_missile(rb):
+    # "A combatant may defend actively against a missile attack by his target ... Rolls of 1 and
+    # 20 always 'miss' or 'hit' respectively ... If the attack fails, the negative excess from
+    # it is used as above." 18 + 1 against 10 would get through; the 1 stops it; excess 9 is no
+    # negative excess, so the missile comes down just beyond (CHOICE: at least 1).
+    r = strike(rb, [1], attack_roll=5, range="Short", attack_potential=18, accuracy=15,
+               fired_by_his_target=True)
+    assert r.outcome == "defended" and r.values["negative_excess"] == 1
+    assert r.values["landing"].landed_at == rulecraft.runtime.space.Hex(11, 0)
+
+
+def test_active_defence_with_a_shield_then_the_attack_as_evading(rb):
+    # "In the case of shields 5 is added to the defense potential": 10 + 5 = 15; 18 + 3 = 21
+    # gets through, "the missile attack is then treated normally, with the defender considered
+    # to be evading": 5 + 15 against 16 (Evading, Short), excess 4. Fired by his target: no
+    # reaction roll; location d10 6 -> Chest, (10 + 4) / 4 = 3.5 -> 4: a Light Wound.
+    shielded = swordsman(rb, shield=True, training={"Sword": 5, "Shield": 4})
+    r = strike(rb, [3, 6], defender=shielded, attack_roll=5, range="Short", attack_potential=18,
+               accuracy=15, fired_by_his_target=True)
+    assert r.outcome == "hit" and r.values["defence_potential"] == 16
+    assert r.values["through"] == 6 and r.values["excess"] == 4
+    assert r.values["wound"].reaction_time == 0 and r.values["wound"].wound == "L Wound"
+    # A defence roll of 20 always gets through, whatever the figures: Evading, 16 again.
+    r = strike(rb, [20, 6], attack_roll=5, range="Short", attack_potential=0, accuracy=15,
+               fired_by_his_target=True, target_action="Behind arrow slit")
+    assert r.outcome == "hit" and r.values["defence_potential"] == 16
+    # A failed defence: 10 + 2 against 15 (Standing, Long): missed by 3 -> "Beyond".
+    r = strike(rb, [2], attack_roll=19, range="Long", attack_potential=10, accuracy=15,
+               fired_by_his_target=True)
+    assert r.outcome == "defended" and r.values["negative_excess"] == 3
+
+
+def test_a_critical_twenty_adds_a_d10_and_a_ten_lets_the_archer_choose(rb):
+    # "The critical roll of 20 is treated normally": 20 + 0 against 22 (Hard cover, Long) is -2;
+    # d10 10 -> excess 8, location chosen (Head). The reaction: d10 3 - 5.4 -> 1.
+    # Head armour 8: 18 - 8 = 10, (10 + 8) / 4 = 4.5 -> 5: a Wound.
+    r = strike(rb, [10, 3], {"location": "Head"}, attack_roll=20, range="Long",
+               attack_potential=10, accuracy=0, target_action="Hard cover")
+    wound = r.values["wound"]
+    assert r.outcome == "hit" and wound.excess == 8 and wound.location == "Head"
+    assert wound.reaction_time == 1 and wound.wound == "Wound"
+    # A 6 instead: -2 + 6 = 4, counted as five; the location is rolled (d10 1 -> Head).
+    r = strike(rb, [6, 3, 1], attack_roll=20, range="Long", attack_potential=10, accuracy=0,
+               target_action="Hard cover")
+    assert r.values["wound"].excess == 5
+
+
+def test_grapeshot_hits_every_area_its_strength_gets_through(rb):
+    # "When a combatant is hit by grapeshot, it is assumed to hit all areas of the body ... if
+    # the effective blow strength on any part of the body is zero or less, then there is no
+    # effect on that part." Handgun grapeshot 6: only the unarmoured leg (Standard armour):
+    # (6 + 15) / 4 = 5.25 -> 5, a Wound on the leg.
+    gunner = archer(rb, missile="Handgun", shot="Grapeshot")
+    r = strike(rb, [5], attacker=gunner, attack_roll=12, range="Short", attack_potential=40,
+               accuracy=gunner.accuracy)
+    assert r.outcome == "hit" and r.values["excess"] == 15
+    assert r.values["wound"] == "grapeshot" and r.values["wound"].areas_hit == 1
+    assert r.combatants["defender"].injuries == {"Leg": ("Wound",)}
+
+
+def test_a_dud_cartridge_costs_five_or_twenty_tenths_and_a_reaction(rb):
+    # "For a manual gun ... a 5 tenths dead time plus a reaction time. For an automatic it takes
+    # 20 tenths plus a reaction time": reaction d10 9 - best skill 7.5 = 1.5.
+    for automatic, dud in ((False, 6.5), (True, 21.5)):
+        gunner = archer(rb, missile="Handgun", automatic=automatic)
+        r = rb.procedures["loose"].run(attacker=gunner, defender=swordsman(rb), dice=[1, 9])
+        assert r.outcome == "dud" and float(r.values["dud_time"]) == dud
+        # The dud is spent: "when they have all been fired it is necessary to reload".
+        assert r.combatants["attacker"].cartridges == 5
+
+
+def test_reloading_takes_ten_tenths_a_cartridge_and_a_gun_holds_six(rb):
+    gunner = archer(rb, missile="Handgun", cartridges=2)
+    r = rb.procedures["reload"].run(fighter=gunner, dice=[])
+    assert (r.values["loaded"], r.values["reload_time"], r.combatants["fighter"].cartridges) == \
+        (4, 40, 6)
+    # "It is possible to reload a gun which is not yet emptied."
+    r = rb.procedures["reload"].run(fighter=gunner, cartridges=3, dice=[])
+    assert (r.values["reload_time"], r.combatants["fighter"].cartridges) == (30, 5)
+    assert rb.procedures["reload"].run(fighter=archer(rb), dice=[]).outcome == "not_a_gun"
+    # Out of cartridges: nothing to loose.
+    empty = archer(rb, missile="Handgun", cartridges=0)
+    assert rb.procedures["loose"].run(attacker=empty, defender=swordsman(rb), dice=[]).outcome \
+        == "no_missile"
+
+
+def test_recovered_missiles_and_arrows_broken_coming_out_of_a_wound(rb):
+    # "wooden arrows having a 25% chance of breaking"
+    recover = rb.procedures["recover_missile"]
+    spent = archer(rb, missiles_fired=3)
+    broken = recover.run(fighter=spent, from_a_wound=True, dice=[25])
+    assert broken.outcome == "broken" and broken.combatants["fighter"].missiles_fired == 3
+    whole = recover.run(fighter=spent, from_a_wound=True, dice=[26])
+    assert whole.outcome == "recovered" and whole.combatants["fighter"].missiles_fired == 2
+    assert recover.run(fighter=spent, dice=[]).outcome == "recovered"
+    # A crossbow bolt is no wooden arrow (CHOICE): it comes out whole, no die rolled.
+    bolt = archer(rb, missile="Crossbow", missiles_fired=1)
+    assert recover.run(fighter=bolt, from_a_wound=True, dice=[]).outcome == "recovered"
+    assert recover.run(fighter=archer(rb), dice=[]).outcome == "none_fired"
+    # The tally: twelve carried, twelve fired, nothing more to loose.
+    assert shot(rb, [], attacker=archer(rb, missiles_fired=12)).outcome == "no_missile"
+
+
+def test_the_arc_a_missile_may_be_aimed_into(rb):
+    # "bounded by — but not including — the hex rows out of front left and front right faces"
+    arc = rb.formulas["in_missile_arc"]
+    Hex = rulecraft.runtime.space.Hex
+    assert arc(Hex(0, 0), 0, Hex(5, 0)) and arc(Hex(0, 0), 0, Hex(2, -1))
+    assert not arc(Hex(0, 0), 0, Hex(3, -3)) and not arc(Hex(0, 0), 0, Hex(0, 3))  # the rows
+    assert not arc(Hex(0, 0), 0, Hex(-4, 0)) and not arc(Hex(0, 0), 0, Hex(0, 0))
+    assert arc(Hex(0, 0), 3, Hex(-4, 0))
+
+
+def test_exact_odds_of_a_shot(rb):
+    # Accuracy 15 against Standing at Short (10): every roll from 2 hits; a 1 misfires.
+    odds = rb.procedures["missile_shot"].odds(attacker=archer(rb), defender=swordsman(rb))
+    assert odds == {"misfired": Fraction(1, 20), "hit": Fraction(19, 20)}
+
+
+# ---- the encounter: shooters against fighters closing on the hex grid -------------------------
+def field(rb, shooters, fighters, dice, apart=16, until=40, **options):
+    return rb.fight({"shooters": shooters, "fighters": fighters}, encounter="missile_field",
+                    settings={"apart": apart}, dice=dice, until=until, **options)
+
+
+def acts(fight, label_set):
+    return [(e["time"], e["value"], e["detail"].split("as ")[-1]) for e in fight.events
+            if e["kind"] == "act" and e["detail"].split("as ")[-1] in label_set]
+
+
+def calls(fight, procedure):
+    return [e for e in fight.events if e["kind"] == "call" and e["procedure"] == procedure]
+
+
+def test_draw_load_aim_fire_then_the_missile_flies_its_time_of_flight(rb):
+    # "it must first be drawn. This takes a time equal to base speed" (12), then Load (6), Aim
+    # (11) and Fire (1): loosed at 30 at the swordsman, who has walked from 16 to 10 hexes off
+    # (Short: "2–30"; velocity 5: 6/18), so it arrives at 36. He has the archer as his target,
+    # so he defends actively: 18 + d20 4 against Walking 11 gets through; then 5 + 15 against
+    # Evading 16: excess 4, d10 6 Chest, (10 + 4) / 4 -> 4: a Light Wound.
+    fight = field(rb, [archer(rb)], [swordsman(rb)], [5, 4, 6])
+    missile_labels = {"Drawing", "Loading", "Aiming", "Firing"}
+    assert acts(fight, missile_labels)[:5] == [(0, 12, "Drawing"), (12, 18, "Loading"),
+                                               (18, 29, "Aiming"), (29, 30, "Firing"),
+                                               (30, 36, "Loading")]
+    loosed, = calls(fight, "loose")
+    assert (loosed["time"], loosed["value"]["distance"], loosed["value"]["flight_time"]) == \
+        (30, 10, 6)
+    struck, = calls(fight, "missile_strike")
+    assert struck["time"] == 36 and struck["value"].name == "hit"
+    assert (struck["value"]["defence_potential"], struck["value"]["wound"]) == (16, "L Wound")
+
+
+def test_a_missile_that_misses_strikes_whoever_stands_where_it_lands(rb):
+    # A poor archer (Shortbow, Training 1: Accuracy 2.2 x 2.7 - 1 -> 4) looses at 47 at the
+    # nearer of two swordsmen walking in line abreast, 22 hexes off (Medium: velocity 4, 14/12).
+    # At 61 the target defends actively (12 + 5 against 13) and then evades (18): 6 + 4 misses
+    # by 8, "Beyond right" (CHOICE), the hex of the other swordsman. "an attack is made that
+    # combatant. The attack potential is given by a fresh d20 roll, accuracy taken as zero":
+    # 15 against Walking at Medium, 13: location 6 Chest, 15 - 8 = 7, (7 + 2) / 4 -> 2: a Bruise.
+    poor = archer(rb, missile="Shortbow", missile_training=1)
+    fight = field(rb, [poor], [swordsman(rb), swordsman(rb)], [6, 5, 15, 3, 6], apart=30,
+                  until=62)
+    struck, = calls(fight, "missile_strike")
+    assert struck["value"].name == "missed" and struck["value"]["negative_excess"] == 8
+    assert struck["value"]["stray"] == "struck" and struck["value"]["stray"]["place"] == \
+        "Beyond right"
+    assert [f.injuries for f in fight.fighters][1:] == [{}, {"Chest": ("Bruise",)}]
+
+
+def test_a_blow_during_the_aim_cancels_it_and_the_user_can_make_no_active_defence(rb):
+    # A knife thrower (Training 6: draw 8, Load 1, Aim 5, Fire 1) two hexes from a swordsman,
+    # who steps next to him and strikes at 6 + 14 = 20, while he aims his second knife. "A
+    # combatant using a missile weapon can make no active defence and has his Passive Dodge
+    # Factor reduced by two": the parry chosen becomes a Passive Dodge, 15 - 2 = 13; 10 + 15
+    # hits by 12. "During Aim — the action is cancelled ... he must start again with a Load
+    # action", and he reacts (d10 5 - 7.5 -> 1).
+    thrower = archer(rb, missile="Knife", missiles_carried=6)
+    fight = field(rb, [thrower], [swordsman(rb)], [10, 15, 6, 5, 9, 9, 9], apart=2, until=22,
+                  choices={"defence": "Parry"})
+    blow, = calls(fight, "melee_attack")
+    assert (blow["time"], blow["value"]["defence"], blow["value"]["defence_potential"]) == \
+        (20, "Passive Dodge", 13)
+    assert (20, 22, "Aim cancelled") in acts(fight, {"Aim cancelled"})
+    assert [(e["time"], e["value"]) for e in fight.events if e["kind"] == "delay"][-1] == (20, 1)
+
+
+def test_a_blow_during_the_fire_takes_its_damage_factor_from_the_shot(rb):
+    # A knife thrower with Training 2 (draw 11, Load 1, Aim 8, Fire 4: firing from 20 to 24);
+    # a swordsman in Heavy armour (walk 7, base speed 16) strikes at 7 + 16 = 23. Passive
+    # Dodge 12 - 2 = 10; 9 + 3 hits by 2, d10 1 Head: 16 - 5 = 11, (11 + 2) / 4 -> 3 ("the
+    # accuracy of the shot is reduced by the damage factor of the attack"): Accuracy 7 - 3 = 4.
+    thrower = archer(rb, missile="Knife", missile_training=2)
+    heavy = swordsman(rb, armour="Heavy")
+    fight = field(rb, [thrower], [heavy], [3, 1, 12, 4, 4, 4], apart=2, until=40)
+    blow, = calls(fight, "melee_attack")
+    assert (blow["time"], blow["value"]["defence_potential"], blow["value"]["damage_factor"]) \
+        == (23, 10, 3)
+    loosed, = calls(fight, "loose")
+    assert loosed["value"]["accuracy"] == 4
+    # The blow was struck by the thrower's own target while he fired: no reaction roll.
+    assert not any(e["kind"] == "delay" and e["time"] == 23 and e["value"] not in (0, 2)
+                   for e in fight.events)
+
+
+def test_the_shipped_encounter_runs_from_fighter_files(tmp_path):
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+
+    files = [f"examples/ringing_steel/{n}.toml" for n in ("archer", "gunner")]
+    foes = [f"examples/ringing_steel/{n}.toml" for n in ("swordsman", "champion")]
+    result = CliRunner().invoke(cli, ["fight", "ringing_steel", "--encounter", "missile_field",
+                                       *files, "vs", *foes, "--seed", "2", "--policy",
+                                       "competent"])
+    assert result.exit_code == 0, result.output
+    assert "Firing" in result.output and "won by" in result.output
