@@ -383,6 +383,11 @@ def test_a_blow_during_the_fire_takes_its_damage_factor_from_the_shot(rb):
         == (23, 10, 3)
     loosed, = calls(fight, "loose")
     assert loosed["value"]["accuracy"] == 4
+    # "the time for the action is not altered, all modifiers are added to the following
+    # action": the Fire still ends at 24 (loosed then); the Light Wound's 2 and the dead time's
+    # 2 go to the Load after it (1, +2 for the wound from now on, +4 carried: 24 to 31).
+    assert loosed["time"] == 24
+    assert (24, 31, "Loading") in acts(fight, {"Loading"})
     # The blow was struck by the thrower's own target while he fired: no reaction roll.
     assert not any(e["kind"] == "delay" and e["time"] == 23 and e["value"] not in (0, 2)
                    for e in fight.events)
