@@ -405,3 +405,19 @@ def test_the_shipped_encounter_runs_from_fighter_files(tmp_path):
                                        "competent"])
     assert result.exit_code == 0, result.output
     assert "Firing" in result.output and "won by" in result.output
+
+
+def test_after_a_misfire_the_bow_is_picked_up_and_a_thrower_draws_the_next(rb):
+    # "In order to continue using missiles a new weapon must be drawn, or else the old one
+    # picked up, moving as necessary." The archer's 1 at 30: d10 3 drops the longbow back right
+    # of him, (-1, 1); he walks there (6) and readies it (12): a Load from 48.
+    fight = field(rb, [archer(rb)], [swordsman(rb)], [1, 3] + [5] * 6, until=55)
+    assert (30, 48, "Picking up") in acts(fight, {"Picking up"})
+    assert (48, 54, "Loading") in acts(fight, {"Loading"})
+    assert fight.fighters[0].at == rulecraft.runtime.space.Hex(-1, 1)
+    # A javelin thrower (draw 10, Load 1, Aim 5, Fire 1) misfires at 17 and draws the next
+    # javelin (CHOICE): loading again from 27.
+    thrower = archer(rb, missile="Javelin", missiles_carried=5)
+    fight = field(rb, [thrower], [swordsman(rb)], [1, 3] + [5] * 6, until=30)
+    assert [a for a in acts(fight, {"Drawing"})] == [(0, 10, "Drawing"), (17, 27, "Drawing")]
+    assert fight.fighters[0].missiles_fired == 1
