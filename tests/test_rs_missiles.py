@@ -140,6 +140,8 @@ def test_a_hit_is_resolved_as_a_short_stab(rb):
     assert r.values["shot"].flight_time == 6 and r.values["shot"].attack_potential == 18
     assert r.combatants["defender"].injuries == {"Chest": ("Wound",)}
     assert r.combatants["attacker"].missiles_fired == 1
+    # Fatigue: "Making an attack" (CHOICE: a missile attack is one).
+    assert r.combatants["attacker"].fatigue == 1
 
 
 def test_a_miss_gives_the_negative_excess_and_a_landing_hex(rb):
