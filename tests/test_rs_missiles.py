@@ -423,3 +423,25 @@ def test_after_a_misfire_the_bow_is_picked_up_and_a_thrower_draws_the_next(rb):
     fight = field(rb, [thrower], [swordsman(rb)], [1, 3] + [5] * 6, until=30)
     assert [a for a in acts(fight, {"Drawing"})] == [(0, 10, "Drawing"), (17, 27, "Drawing")]
     assert fight.fighters[0].missiles_fired == 1
+
+
+def test_the_landing_places_of_a_missile_that_misses(rb):
+    # CHOICE (the figure is missing): bands of three of the negative excess, "If the negative
+    # excess is greater than 20 then it is taken as 20".
+    places = rb.tables["miss_places"]
+    assert [places.lookup(e) for e in (1, 3, 4, 9, 10, 18, 19, 20)] == [
+        "Beyond", "Beyond", "Beyond left", "Beyond right", "Far beyond", "Far right",
+        "Farthest", "Farthest"]
+    # Over an edge the missile flies on along facing 0: Beyond is the hex ahead, Farthest three
+    # ahead; over a vertex, between the hexes ahead and front left.
+    Hex = rulecraft.runtime.space.Hex
+    landing = rb.procedures["missile_landing"]
+    for archer_at, excess, where in (((0, 0), 20, (13, 0)), ((0, 0), 4, (11, -1)),
+                                     ((6, 2), 1, (12, -1)), ((6, 2), 13, (12, -2))):
+        r = landing.run(attacker=archer(rb, at=archer_at), defender=swordsman(rb),
+                        negative_excess=excess, range="Short", dice=[])
+        assert r.outcome == "fell" and r.values["landed_at"] == Hex(*where)
+    # The action rows: a blow is "In combat", anything not listed Standing.
+    row = rb.formulas["missile_row"]
+    assert (row("Attacking"), row("Evading"), row("Loading")) == ("In combat", "Evading",
+                                                                  "Standing")
