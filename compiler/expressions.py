@@ -39,7 +39,7 @@ AGGREGATES = ("max", "min", "sum", "any", "all", "count", "argmin", "argmax", "s
               "sort_descending", "group", "list")
 BUILTINS = sorted({*_ROUNDING, "ln", "sqrt", "min", "max", "abs", "dice", "count", "len",
                    "flatten", "maximum", "minimum", "mean", "has", "remaining", "next_turn",
-                   "action", "last_action",
+                   "action", "last_action", "has_entry",
                    "hex_distance",
                    "hex_in_front", *SPACE_CALLS, *ORDER_BUILTINS, *AGGREGATES, *SIDE_BUILTINS})
 # A value read from a table expression with its given figures: known only when the rule runs,
@@ -690,6 +690,10 @@ class Emitter(OrderedExpressions, BandedLookups):
             return located_call(self, node, env)
         if node.name in self.scope.models and not node.args:  # `fighter(strength = 12, …)`
             return combatant_literal(self, node, env)
+        if node.name == "has_entry":  # a table asked whether it holds keys: compiler/entries
+            from .entries import has_entry_call
+
+            return has_entry_call(self, node, env)
         if node.named:
             return self._bad(f"{node.name} takes no named arguments", node)
         name = node.name

@@ -325,6 +325,8 @@ _ORDER_WORDS = {
     ("previous", 1): ("the one before ", "", " in its order"),
     ("shift", 2): ("", " moved by ", " places in its order"),
     ("index", 1): ("the place of ", "", " in its order (the first is 0)"),
+    # has_entry(missile_ranges[m, d]): "Missiles Table, ranges[M, D] is printed"
+    ("has_entry", 1): ("", "", " is printed"),
 }
 
 

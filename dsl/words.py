@@ -25,7 +25,7 @@ CONSTANTS = ("true", "false", "none")
 # The compiler's built-in functions (compiler/expressions.py BUILTINS).
 BUILTINS = ("abs", "action", "all", "allies", "any", "approach", "argmax", "argmin", "ceil",
             "count", "dice", "distance", "facing_to", "flatten", "floor", "foes", "group",
-            "has", "hex", "hex_distance", "hex_in_front", "hexes_within", "in_front",
+            "has", "has_entry", "hex", "hex_distance", "hex_in_front", "hexes_within", "in_front",
             "in_hexes", "index", "last_action", "len", "line", "list", "ln", "max", "maximum",
             "mean", "min", "minimum", "mirror", "next", "next_turn", "occupies",
             "parties_within", "party_at", "previous", "remaining", "round", "round_half_down",

@@ -56,7 +56,7 @@ def _pattern_lines(p: dict[str, Any], pad: str) -> list[str]:
     by = f" by {', '.join(p['keys'])}" if p["keys"] else ""
     out = [f"{pad}{p['name']}{_title(p)}{by}:"]
     for row in p["rows"]:
-        keys = " / ".join(row["keys"])
+        keys = " / ".join(map(str, row["keys"]))  # a die's result (`by roll: 1..10`) too
         out.append(f"{pad}  {keys + ': ' if keys else ''}{row['words']}")
     return out
 
@@ -80,12 +80,12 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
     elif kind == "pattern":
         out += [""] + _pattern_lines(data, "  ")[1:] + \
             ["", "  as offsets (q, r) for facing 0: " + "; ".join(
-                f"{' / '.join(r['keys']) or 'all'}: " + ", ".join(f"({q}, {r_})"
+                f"{' / '.join(map(str, r['keys'])) or 'all'}: " + ", ".join(f"({q}, {r_})"
                                                                for q, r_ in r["hexes"])
                 for r in data["rows"])]
         out += ["", "  as drawn (▶ the fighter, facing 0; ● its hexes; ◆ its own hex among them):"]
         for row in data["rows"]:
-            out += ["", f"  {' / '.join(row['keys']) or data['name']}:"] + \
+            out += ["", f"  {' / '.join(map(str, row['keys'])) or data['name']}:"] + \
                 [f"    {line}" for line in row["picture"]]
     else:
         out += _combatant_lines(data)[1:]

@@ -238,7 +238,9 @@ class CombatantModel:
             if f.role == "derived":
                 continue
             try:
-                if f.name in given:
+                # A field declared `= none` takes none back (a fighter copied for `--runs`).
+                if f.name in given and not (given[f.name] is None and f.has_default
+                                            and f.default is None):
                     assert f.type is not None
                     values[f.name] = check_value(f.name, f.type, given[f.name], f.span,
                                                  self.source)

@@ -37,6 +37,7 @@ def make_helpers(source: str) -> dict[str, Any]:
     """The names generated code may use, bound to the rule file's text for error carets."""
 
     budget = _Budget()
+    order = make_order_helpers(source)
 
     def _evaluation(work: Callable[[], Any]) -> Any:
         """An expression with aggregates in it, worked out on a fresh `aggregate_items` budget;
@@ -90,6 +91,10 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
         if isinstance(mapping, Record):
             return _field(mapping, key, span)
+        if type(mapping) is tuple and type(key) is int:
+            # A record of numbers in a column of mixed kinds (the Missiles Table's `6/40`
+            # beside `15`), read by a rule as `m.b_str[0]`: its parts by position, as a list's.
+            return order["_nth"](mapping, key, span, label)
         if type(mapping) is not dict:  # a rule's maps are dicts; nothing else is subscripted
             raise RangeError(f"{label} is {describe(mapping)}, not a map to look up in", span,
                              source)
@@ -333,6 +338,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_stat": _stat,
         "_cell": _cell,
         "_given": _given,
+        "_has_entry": _has_entry,
         "_given_field": _given_field,
         "_count": _count,
         "_flatten": _flatten,
@@ -359,7 +365,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_MISSING": MISSING,
         "_public": values.to_public,
         **clock_calls.HELPERS,  # the encounter's clock with events, lanes and triggers
-        **make_order_helpers(source),
+        **order,
         **make_space_helpers(source, _spend),
     }
 
@@ -381,6 +387,14 @@ def _dice_of(value: Any) -> Dice:
     if type(value) is int or (type(value) is Decimal and value.is_finite()):
         return Dice((), value)
     raise DiceError(f"{describe(value)} is not dice or a number")
+
+
+def _has_entry(table: Table, keys: tuple[Any, ...]) -> bool:
+    """`has_entry(TABLE[keys])`: the lookup finds a cell that is not blank."""
+    try:
+        return table.get(*keys) is not None
+    except RangeError:
+        return False
 
 
 def _found(table: Table, keys: tuple[Any, ...], given: dict[str, Any]) -> Any:

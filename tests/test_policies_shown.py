@@ -18,7 +18,7 @@ def test_show_lists_each_policy_and_what_it_answers():
     data = json.loads(CliRunner().invoke(cli, ["show", "ringing_steel", "--json"]).output)
     [policy] = data["policies"]
     assert policy["name"] == "competent" and policy["title"] == "A competent fighter"
-    assert [a["choice"] for a in policy["answers"]] == [
+    assert [a["choice"] for a in policy["answers"]][:5] == [  # part I's, then later parts'
         "defence", "dodge_bias", "closing", "close_in", "target"]
     assert rulecraft.load("ringing_steel").policies["competent"].answers[1].text == '"Back"'
 
