@@ -120,6 +120,9 @@ def entry(rb: Rulebook, name: str) -> dict[str, Any]:
         data = _enum(item)
     elif kind == "pattern":
         data = _pattern(item)
+    elif kind == "policy":
+        data = {"name": item.name, "title": item.title, "line": _line(item.span),
+                "answers": [{"choice": a.choice, "text": a.text} for a in item.answers]}
     else:
         data = _combatant(rb, item)
     data["comments"] = list(item.comments)
@@ -132,7 +135,8 @@ def find(rb: Rulebook, name: str) -> tuple[str, Any]:
     groups: list[tuple[str, dict[str, Any]]] = [
         ("table", dict(rb.tables)), ("formula", dict(rb.formulas)),
         ("procedure", dict(rb.procedures)), ("enum", dict(rb.enums)),
-        ("combatant", _models(rb)), ("pattern", dict(getattr(rb, "patterns", {})))]
+        ("combatant", _models(rb)), ("pattern", dict(getattr(rb, "patterns", {}))),
+        ("policy", dict(getattr(rb, "policies", {})))]
     for kind, items in groups:
         if name in items:
             return kind, items[name]
@@ -144,9 +148,18 @@ def find(rb: Rulebook, name: str) -> tuple[str, Any]:
     names = [n for _, items in groups for n in items]
     close = difflib.get_close_matches(name, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise UnknownNameError(f"rulebook {rb.name} has no table, formula, procedure, enum or "
-                           f"combatant called {name!r}{hint} (`rulecraft show {rb.name}` lists "
-                           "what it has)")
+    raise UnknownNameError(f"rulebook {rb.name} has no table, formula, procedure, enum, "
+                           f"combatant or policy called {name!r}{hint} (`rulecraft show "
+                           f"{_as_given(rb)}` lists what it has)")
+
+
+def _as_given(rb: Rulebook) -> str:
+    """The rulebook as a command names it: a built-in by its name, a file by its path."""
+    from .listing import builtin_rulebooks
+
+    if rb.filename == f"{rb.name}.rules" and rb.name in builtin_rulebooks():
+        return rb.name
+    return rb.filename if " " not in rb.filename else f'"{rb.filename}"'
 
 
 def _folded(text: str) -> str:

@@ -87,6 +87,9 @@ def entry_text(data: dict[str, Any], filename: str) -> str:
         for row in data["rows"]:
             out += ["", f"  {' / '.join(map(str, row['keys'])) or data['name']}:"] + \
                 [f"    {line}" for line in row["picture"]]
+    elif kind == "policy":
+        out += ["", f"  chosen with --policy {data['name']}; it answers:"]
+        out += [f"    {a['choice']} = {a['text']}" for a in data["answers"]]
     else:
         out += _combatant_lines(data)[1:]
     width = len(str(data["rule"][-1]["line"])) if data["rule"] else 1

@@ -37,3 +37,20 @@ def test_the_sheet_prints_each_policy_in_words():
     html = CliRunner().invoke(cli, ["sheet", "ringing_steel"]).output
     assert '<section class="part part-policies" id="policies">' in html
     assert '<article class="policy" id="policy-competent">' in html
+
+
+def test_show_names_a_policy_in_full():
+    out = CliRunner().invoke(cli, ["show", "ringing_steel", "competent"]).output
+    assert out.startswith('policy competent "A competent fighter" (ringing_steel.rules:')
+    assert "  chosen with --policy competent; it answers:" in out
+    assert '    dodge_bias = "Back"' in out and "as written:" in out
+
+
+def test_show_s_hint_names_a_rulebook_as_it_was_given():
+    """"`show`'s hints work for a rulebook given as a path": the hint names the path to give
+    again, not the rulebook's inner name (which `show` cannot find)."""
+    given = CliRunner().invoke(cli, ["show", "docs/examples/rs_house.rules", "nosuch"])
+    assert given.exit_code == 1
+    assert "(`rulecraft show docs/examples/rs_house.rules` lists what it has)" in given.output
+    built_in = CliRunner().invoke(cli, ["show", "ringing_steel", "nosuch"])
+    assert "(`rulecraft show ringing_steel` lists what it has)" in built_in.output

@@ -266,7 +266,7 @@ def test_show_finds_an_entry_by_its_printed_title():
 def test_show_an_unknown_name_says_what_was_meant():
     result = invoke("show", "ringing_steel", "wound")
     assert result.exit_code == 1
-    assert "no table, formula, procedure, enum or combatant called 'wound'" in result.output
+    assert "no table, formula, procedure, enum, combatant or policy called 'wound'" in result.output
     assert "did you mean 'wounds'?" in result.output
     assert "Traceback" not in result.output
     result = invoke("show", "ringing_steel", "wound", "--json")
