@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import builtins
 import keyword
 import re
@@ -317,7 +319,21 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
             self.line(depth, f"{var} = _ctx.let({where}, {step.name!r}, {code})")
             return
         self.line(depth, f"{var} = _values[{step.name!r}] = {code}")
-        self.line(depth, f"_trace(('let', {step.name!r}, {var}, {where}))")
+        other = self.rules_elsewhere(step.value, step.span)
+        detail = f", {other!r}" if other else ""
+        self.line(depth, f"_trace(('let', {step.name!r}, {var}, {where}{detail}))")
+
+    def rules_elsewhere(self, node: s.Expr, span: Any) -> str:
+        """The formulas an expression calls that another file wrote (a house file's, in a
+        base's step), so the trace names the rule that gave the value: `uses damage_factor of
+        house.rules:5`."""
+        found = []
+        for name, used in names_used(node):
+            info = self.scope.formulas.get(name) if isinstance(used, s.Call) else None
+            if info is not None and info.decl.span.filename != span.filename:
+                where = f"{os.path.basename(info.decl.span.filename)}:{info.decl.span.line}"
+                found.append(f"{name} of {where}")
+        return "uses " + ", ".join(dict.fromkeys(found)) if found else ""
 
     def trace_branch(self, depth: int, where: str, condition: str) -> None:
         """The trace entry of the branch an `if` takes."""

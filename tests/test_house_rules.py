@@ -257,3 +257,25 @@ def test_comments_between_amended_fields_format_and_stay_out_of_diff(tmp_path):
     assert "field walk: derived walk = walk_rate(armour) + time_penalty → derived walk = " \
            "walk_rate(armour) + time_penalty + 1\n" in result.output
     assert "a note on what follows" not in result.output
+
+
+def test_a_base_step_that_calls_a_house_formula_names_it_in_the_trace(tmp_path):
+    """Issue 20: "a trace step that calls a replaced formula names the house file's rule"."""
+    house = tmp_path / "house.rules"
+    house.write_text('rulebook hdf "House"\nextends ringing_steel\n\n'
+                     '# Blows are less kind: the damage factor rounds down.\n'
+                     'replace formula damage_factor(blow_strength: integer, excess: integer) '
+                     '"Damage Factor" = max(1, floor((blow_strength + excess) / 4))\n',
+                     encoding="utf-8")
+    rb = rulecraft.load(str(house))
+    sw = rb.combatant(strength=12, dexterity=12, constitution=11, willpower=10,
+                      training={"Sword": 5}, weapon="Sword", armour="Standard")
+    sp = rb.combatant(strength=13, dexterity=11, constitution=12, willpower=10,
+                      training={"Spear": 5}, weapon="Spear", armour="Standard")
+    result = rb.procedures["melee_attack"].run(attacker=sw, defender=sp, dice=[17, 4])
+    [step] = [e for e in result.trace if e.kind == "let" and e.name == "damage_factor"]
+    assert step.span.filename == "ringing_steel.rules"
+    assert step.detail == f"uses damage_factor of {house.name}:5"
+    base = rulecraft.load("ringing_steel").procedures["melee_attack"].run(
+        attacker=sw, defender=sp, dice=[17, 4])
+    assert [e.detail for e in base.trace if e.name == "damage_factor"] == [""]
