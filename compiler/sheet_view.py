@@ -309,6 +309,13 @@ class _Builder:
     # -- quick references ------------------------------------------------------------------
     def reference(self, r: Reference) -> ReferenceView:
         grids = tuple(self.grid(r, g) for g in r.grids(self.limits))
+        status = self.status(r.name)
+        based = getattr(self.base, "references", {}).get(r.name) if self.base is not None \
+            else None
+        if based is not None and status is None:  # its figures, as the house rules make them
+            grids = _against(grids, tuple(self.grid(based, g) for g in based.grids(self.limits)))
+            if any(c.base is not None for g in grids for _, cells in g.rows for c in cells):
+                status = "changed"
         odds = None
         if r.odds:
             odds = "exact chances over every roll of the dice"
@@ -316,7 +323,7 @@ class _Builder:
         cell = MathWriter(self.vocabulary, local).text(r.shows[0]) if r.columns and r.shows \
             else ()
         return ReferenceView(r.name, r.title, self.anchors[r.name], _line(r.span), cell, odds,
-                             grids, self.notes(r.comments), self.status(r.name))
+                             grids, self.notes(r.comments), status)
 
     def grid(self, r: Reference, g: Grid) -> GridView:
         caption = ", ".join(f"{self.vocabulary.name(k)}: {display(v)}" for k, v in g.each)
@@ -437,6 +444,25 @@ def _places(values: Any) -> int:
         if isinstance(v, Decimal) and v.is_finite():
             most = max(most, -v.normalize().as_tuple().exponent, -v.as_tuple().exponent)
     return min(most, 6)
+
+
+def _against(grids: tuple[GridView, ...], base: tuple[GridView, ...]) -> tuple[GridView, ...]:
+    """A house rulebook's grids with each cell the base prints differently marked with the
+    base's figure (grids of another shape are left as they are)."""
+    def text(cell: CellView) -> str:
+        return "".join(p.text for p in cell.text)
+
+    marked = []
+    for grid, was in zip(grids, base):
+        if grid.columns != was.columns or grid.caption != was.caption:
+            marked.append(grid)
+            continue
+        before = dict(was.rows)  # rows by their label: a row the house rules add has none
+        rows = tuple((label, tuple(attrs.evolve(c, base=text(b)) if text(c) != text(b) else c
+                                   for c, b in zip(cells, before[label])))
+                     if label in before else (label, cells) for label, cells in grid.rows)
+        marked.append(attrs.evolve(grid, rows=rows))
+    return tuple(marked) + grids[len(marked):]
 
 
 def _value(value: Any, places: int = 0) -> CellView:

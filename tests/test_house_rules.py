@@ -279,3 +279,20 @@ def test_a_base_step_that_calls_a_house_formula_names_it_in_the_trace(tmp_path):
     base = rulecraft.load("ringing_steel").procedures["melee_attack"].run(
         attacker=sw, defender=sp, dice=[17, 4])
     assert [e.detail for e in base.trace if e.name == "damage_factor"] == [""]
+
+
+def test_a_quick_reference_whose_figures_a_house_rule_changes_shows_the_base_s_beside():
+    """Issue 20: "a quick reference whose figures change is marked with the base's figure
+    beside the new one". The house file's heavier sword (B 5, not 4) changes the blow strength
+    the weapon figures reference works out; the rapier it adds is a row of its own."""
+    house = rulecraft.load(str(Path(__file__).parent.parent / "docs" / "examples" /
+                               "rs_house.rules"))
+    md = rulecraft.sheet(house, "md")
+    figures = md.split("### Each weapon in a typical fighter's hands", 1)[1].split("###", 1)[0]
+    assert "| Sword | 10 | 27 | 32 | 17 ~~16~~ | 14 |" in figures
+    assert "| Dagger | 10 | 30 | 30 | 12 | 11 |" in figures  # unchanged, unmarked
+    html = rulecraft.sheet(house, "html")
+    part = html.split('id="reference-weapon_figures"', 1)[1].split("</article>", 1)[0]
+    assert '<td class="changed"><span class="m-num">17</span> <del class="base">16</del></td>' \
+        in part
+    assert '<span class="house">house rule</span>' in part
