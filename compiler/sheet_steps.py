@@ -35,6 +35,7 @@ class StepView:
     line: int | None
     notes: tuple[str, ...]
     blocks: tuple[BlockView, ...] = ()
+    changed: bool = False  # a house rule's step the base does not have as it is
 
 
 @attrs.frozen

@@ -269,11 +269,13 @@ class _Builder:
     # -- procedures ------------------------------------------------------------------------
     def procedure(self, p: Procedure) -> ProcedureView:
         base = self._based("procedures", p.name)
-        was = _noted(steps(base, self.vocabulary, self.options), False) if base is not None \
-            else None
+        made = self._steps(p)
+        was = None
+        if base is not None:  # an amended procedure: its own steps marked, the base's replaced
+            before = _noted(steps(base, self.vocabulary, self.options), False)
+            made, was = _amended(made, before)
         return ProcedureView(p.name, p.title, self.anchors[p.name], _line(p.span),
-                             _params(p.params) + _sides(p), self._steps(p),
-                             self.notes(p.comments),
+                             _params(p.params) + _sides(p), made, self.notes(p.comments),
                              self.status(p.name), was)
 
     def _steps(self, p: Procedure) -> tuple[StepView, ...]:
@@ -479,6 +481,28 @@ def percent(p: Fraction) -> str:
     if hundred.denominator == 1:
         return f"{hundred.numerator}%"
     return f"{float(hundred):.1f}%"
+
+
+def _amended(now: tuple[StepView, ...],
+             before: tuple[StepView, ...]) -> tuple[tuple[StepView, ...], tuple[StepView, ...]]:
+    """An amended procedure's steps, each the base does not have (by what it says) marked
+    changed; and the base's steps the house rules replaced or removed, alone, flat (those not
+    listed read as the house's)."""
+    def said(st: StepView) -> str:
+        return "".join(p.text for p in st.text)
+
+    def flat(made: tuple[StepView, ...]) -> list[StepView]:
+        return [x for st in made for x in [st, *(y for b in st.blocks for y in flat(b.steps))]]
+
+    old = {said(st) for st in flat(before)}
+    new = {said(st) for st in flat(now)}
+
+    def mark(made: tuple[StepView, ...]) -> tuple[StepView, ...]:
+        return tuple(attrs.evolve(st, changed=said(st) not in old, blocks=tuple(
+            attrs.evolve(b, steps=mark(b.steps)) for b in st.blocks)) for st in made)
+
+    gone = tuple(attrs.evolve(st, blocks=()) for st in flat(before) if said(st) not in new)
+    return mark(now), gone
 
 
 def _noted(made: tuple[StepView, ...], sources: bool) -> tuple[StepView, ...]:
