@@ -296,3 +296,21 @@ def test_a_quick_reference_whose_figures_a_house_rule_changes_shows_the_base_s_b
     assert '<td class="changed"><span class="m-num">17</span> <del class="base">16</del></td>' \
         in part
     assert '<span class="house">house rule</span>' in part
+
+
+def test_an_amended_procedure_marks_its_changed_steps_and_prints_only_the_base_s_replaced():
+    """Issue 20: "in an amended procedure the changed steps are highlighted and the unchanged
+    base steps are not reprinted in full". The RQ3 house rules amend the hit location roll:
+    its d20 becomes the aim's dice."""
+    md = rulecraft.sheet(rulecraft.load("rq3_house"), "md")
+    part = md.split("### Hit location\n", 1)[1].split("\n### ", 1)[0]
+    assert "for the Location Roll. *(house rule)*" in part
+    assert "- **2** Outcome: **Located**" in part and "Located**, with Roll = Location Roll, " \
+        "Location = [Humanoid hit locations](#humanoid-hit-locations)\\[Attack, Location Roll\\]." \
+        "\n" in part  # unchanged: not marked
+    base = part.split("The base's steps the house rules replace or remove (the others are as "
+                      "above):\n\n", 1)[1]
+    assert base.strip() == "- **1** Roll d20 for the Location Roll."
+    html = rulecraft.sheet(rulecraft.load("rq3_house"), "html")
+    article = html.split('id="procedure-hit_location_roll"', 1)[1].split("</article>", 1)[0]
+    assert '<tr class="changed">' in article
