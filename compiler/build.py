@@ -413,6 +413,8 @@ class _Compiler:
             if f.combined_by is not None:
                 self._check_combiner(f)
             has_default, default = f.value is not None, _literal(f.value)
+            if isinstance(f.value, s.DiceLit):  # `damage: dice = 1d6`
+                default = parse_dice(f.value.text)
             if default is None and f.value is not None and not (
                     isinstance(f.value, s.Constant) and f.value.value is None):
                 self.scope.error(RuleTypeError, f"{f.name}'s default is written as it is: a "
@@ -646,8 +648,6 @@ def _literal(node: s.Expr | None) -> Any:
         return node.value
     if isinstance(node, s.ListLit):
         return tuple(_literal(i) for i in node.items)
-    if isinstance(node, s.DiceLit):  # `damage: dice = 1d6`
-        return parse_dice(node.text)
     if isinstance(node, s.Unary) and node.op == "-" and isinstance(node.operand, s.Number):
         value = number(node.operand.text)
         return -value
