@@ -254,6 +254,6 @@ def test_comments_between_amended_fields_format_and_stay_out_of_diff(tmp_path):
     assert rulecraft.format_rules(text) == text
     path = write(tmp_path, "h.rules", text)
     result = CliRunner().invoke(cli, ["diff", "ringing_steel", str(path)])
-    assert "field walk: derived walk = walk_rate(armour) + time_penalty → derived walk = " \
-           "walk_rate(armour) + time_penalty + 1\n" in result.output
+    assert "field walk: derived walk = athletic_move_rate(walk_rate(armour) + time_penalty, " \
+           "athletics) → derived walk = walk_rate(armour) + time_penalty + 1\n" in result.output
     assert "a note on what follows" not in result.output
