@@ -141,3 +141,42 @@ def test_wrestling_and_duels_with_the_shipped_unusual_weapons_from_the_command_l
                                      "brawler", "--runs", "20", "--workers", "1", "--seed", "5"])
         assert result.exit_code == 0, result.output
         assert "ended: 100.0%" in result.output, result.output
+
+
+# ---- the pole arm --------------------------------------------------------------------------------
+
+def polearm(rb):
+    return rb.combatant(strength=12, dexterity=12, constitution=11, willpower=10,
+                        training={"Pole arm": 5}, weapon="Pole arm", armour="Standard")
+
+
+@pytest.mark.parametrize("dice, passed, outcome, potential", [
+    # AP floor(5.4 x 1.4) = 7; the swordsman's PDF 13 "reduced by two": 11
+    ([10], False, "blocked", 11),     # 7 + 10 - 11 = 6
+    ([3], False, "entered", 11),      # -1: "the opponent is allowed to move into the desired hex"
+    ([20], False, "blocked", 11),     # "a roll of 20 always blocking"
+    ([], True, "unopposed", None),    # "treated as if coming from an unblocked hex"
+])
+def test_a_polearm_block(rb, dice, passed, outcome, potential):
+    r = rb.procedures["polearm_block"].run(dice=dice, attacker=polearm(rb),
+                                           defender=load(rb, "swordsman"), passed=passed)
+    assert r.outcome == outcome
+    assert r.outcome["block_kept"] is True  # "but the block is not removed"
+    if potential is not None:
+        assert r.outcome["defence_potential"] == potential
+
+
+def test_polearm_positions_turns_and_hit_locations(rb):
+    f = rb.formulas
+    # "When in left or right position it is only possible to change to forward in one action."
+    assert f["polearm_change_allowed"](from_position="Left", to_position="Forward") is True
+    assert f["polearm_change_allowed"](from_position="Left", to_position="Right") is False
+    assert f["polearm_change_allowed"](from_position="Forward", to_position="Right") is True
+    # "The time for a turn is that a walk move" (else the run rate: "T* Turn L or R: Run")
+    assert f["turn_time"](weapon="Pole arm", walk=6, run=3) == 6
+    assert f["turn_time"](weapon="Sword", walk=6, run=3) == 3
+    # "Attacks with a polearm are treated as for long, cutting weapons for the purpose of hit
+    # location"; the lance "long" too
+    assert f["hit_column"](weapon="Pole arm") == "long/cut"
+    assert f["hit_column"](weapon="Foot") == "med/stab"
+    assert f["hit_column"](weapon="Hand") == "short/stab"

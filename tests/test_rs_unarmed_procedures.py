@@ -204,3 +204,137 @@ def test_a_critical_fall(rb):
 def test_attacks_the_fallen(rb, weapon, expected):
     # "may be attacked with any medium or long range weapon, or with a foot"
     assert rb.formulas["attacks_the_fallen"](weapon=weapon) is expected
+
+
+# ---- grappling: conditions given within one run ------------------------------------------------
+
+GRAPPLE = '''rulebook rs_grapple "Grapples, for the tests"
+extends ringing_steel
+
+procedure held "A grapple already under way" (attacker: fighter, defender: fighter, advantage: bool = true, ground: bool = false, then: name = "blow"):
+  give attacker "Grappling"
+  give defender "Grappling"
+  if advantage:
+    give attacker "Grapple advantage"
+  else:
+    give defender "Grapple advantage"
+  if ground:
+    give attacker "Ground grappling"
+    give defender "Ground grappling"
+  if then == "blow":
+    call blow = grapple_blow(attacker, defender)
+    outcome done "Done" with (result = blow, a_adv = has(attacker, "Grapple advantage"), d_adv = has(defender, "Grapple advantage"), grappling = has(attacker, "Grappling"))
+  if then == "throw":
+    call throw = grapple_throw(attacker, defender)
+    outcome done "Done" with (result = throw, a_adv = has(attacker, "Grapple advantage"), d_adv = has(defender, "Grapple advantage"), grappling = has(attacker, "Grappling"), ground = has(defender, "Ground grappling"), down = has(defender, "On the ground"))
+  call part = disengage(attacker, defender)
+  outcome done "Done" with (result = part, a_adv = has(attacker, "Grapple advantage"), d_adv = has(defender, "Grapple advantage"), grappling = has(attacker, "Grappling"))
+'''
+
+
+@pytest.fixture(scope="module")
+def gr():
+    return rulecraft.compile(GRAPPLE, "rs_grapple.rules")
+
+
+def held(gr, dice, **kw):
+    base = dict(strength=12, dexterity=12, constitution=11, willpower=10, armour="Standard")
+    boxer = gr.combatant(**base, training={"Hand": 5}, weapon="Hand")
+    sword = gr.combatant(**base, training={"Sword": 5}, weapon="Sword")
+    attacker = kw.pop("attacker", boxer)
+    return gr.procedures["held"].run(dice=dice, attacker=attacker, defender=sword, **kw).outcome
+
+
+def test_a_blow_in_a_grapple_adds_four_and_passes_the_advantage(gr):
+    # "four is added to the attack potential for all attacks in a grapple": hand AP 16 + 4 vs
+    # the swordsman's ADF 26; d20 7: 16 + 4 + 7 - 26 = 1, a hit (without the four, -3);
+    # d10 6: Chest; his dodge d6 2, and the random hex both move to, d6 3.
+    base = dict(strength=12, dexterity=12, constitution=11, willpower=10, armour="Standard")
+    boxer = gr.combatant(**base, training={"Hand": 5}, weapon="Hand")
+    sword = gr.combatant(**base, training={"Sword": 5}, weapon="Sword")
+    r = gr.procedures["held"].run(dice=[7, 6, 2, 3], attacker=boxer, defender=sword,
+                                  defence="Active Dodge")
+    inner = [e.value for e in r.trace if e.kind == "return" and e.name == "blow"]
+    assert [(v.name, v["excess"]) for v in inner if v.name == "hit"] == [("hit", 1)]
+    o = r.outcome
+    assert (o["result"], o["result"]["hex"], o["a_adv"], o["d_adv"]) == ("struck", 3, True, False)
+    # d20 1: a critical miss: the advantage goes to the defender.
+    o = held(gr, [1, 4])
+    assert (o["a_adv"], o["d_adv"]) == (False, True)
+
+
+def test_only_the_one_with_advantage_strikes_and_only_with_a_close_weapon(gr, rb):
+    # "While grappling, only the combatant with advantage can attack"
+    assert held(gr, [], advantage=False)["result"] == "refused"
+    base = dict(strength=12, dexterity=12, constitution=11, willpower=10, armour="Standard")
+    spear = gr.combatant(**base, training={"Spear": 5}, weapon="Spear")
+    assert held(gr, [], attacker=spear)["result"] == "refused"
+
+
+def test_a_dodge_in_a_grapple_moves_both_to_a_random_hex(gr):
+    # "Only dodging and hand parries ... Movement due to dodging happens to both combatants ...
+    # rolling a d6 to give a random adjacent hex": d20 3 (20 + 3 - 26 ADF: dodged), dodge d6 4,
+    # the random hex d6 5. On the ground, "no movement results from dodges".
+    o = held(gr, [3, 4, 5], defence="Active Dodge")
+    assert (o["result"], o["result"]["hex"]) == ("struck", 5)
+    o = held(gr, [3, 4], defence="Active Dodge", ground=True)
+    assert o["result"]["hex"] is None
+
+
+def test_a_throw_from_a_grapple_and_following_down(gr):
+    # hand AP 16 vs PDF 13; d20 10: excess 13; the fall: d6 2, d20 1 (landed well).
+    o = held(gr, [10, 2, 1], then="throw")
+    assert (o["result"], o["result"]["thrown"], o["ground"], o["down"], o["grappling"]) == (
+        "done", True, True, False, True)
+    # not following: "the two combatants are considered disengaged"; he lies on the ground
+    o = held(gr, [10, 2, 1], then="throw", follow_down=False)
+    assert (o["grappling"], o["a_adv"], o["down"]) == (False, False, True)
+    # "no throws are possible" on the ground; a failed throw
+    assert held(gr, [], then="throw", ground=True)["result"]["thrown"] is False
+    assert held(gr, [1], then="throw")["result"]["thrown"] is False
+
+
+def test_disengaging(gr):
+    # "against the opponent's active dodge ... The combatant with the advantage increases his
+    # attack potential by five": 16 + 5 + d20 6 - 26 = 1: disengaged.
+    o = held(gr, [6], then="part")
+    assert (o["result"], o["grappling"], o["a_adv"]) == ("disengaged", False, False)
+    assert o["result"]["rise_time"] == 0
+    # without advantage, five less: 16 - 5 + 6 - 26 < 0: held
+    assert held(gr, [6], then="part", advantage=False)["result"] == "held"
+    # on the ground "the disengaging combatant takes one walk move to get up, while his opponent
+    # takes two": walks of 6
+    o = held(gr, [6], then="part", ground=True)
+    assert (o["result"]["rise_time"], o["result"]["opponent_rise_time"]) == (6, 12)
+
+
+def test_a_grab_and_its_miss(rb):
+    b, s = fighter(rb, "Hand"), fighter(rb, "Sword")
+    # "a punch with two added to the attack potential": 16 + 2 + d20 1 fails (critical 1)
+    r = rb.procedures["grab"].run(dice=[1], attacker=b, defender=s)
+    assert r.outcome == "missed"
+    # a hand parry: the swordsman's hand PS 12 (no unarmed skill): 18 + 5 - 12 = 11
+    r = rb.procedures["grab"].run(dice=[5], attacker=b, defender=s, defence="Parry")
+    assert (r.outcome, r.outcome["excess"]) == ("grappling", 11)
+
+
+def test_a_third_attacks_at_close_quarters(rb):
+    # "If the attack misses, it is then treated as an attack on the other combatant": d20 2
+    # misses the boxer (10 + 2 - 13), d20 9 hits the other (10 + 9 - 13 = 6), d10 6 Chest.
+    s, b, o = fighter(rb, "Sword"), fighter(rb, "Hand"), fighter(rb, "Dagger")
+    r = rb.procedures["close_quarters_attack"].run(dice=[2, 9, 6], attacker=s, target=b,
+                                                   other=o)
+    assert r.outcome == "hit_other"
+    r = rb.procedures["close_quarters_attack"].run(dice=[12, 6], attacker=s, target=b, other=o)
+    assert r.outcome == "hit_target"
+    r = rb.procedures["close_quarters_attack"].run(dice=[2, 1, 5], attacker=s, target=b,
+                                                   other=o)
+    assert r.outcome == "missed"
+
+
+def test_the_whip_held_for_a_pull(rb):
+    r = rb.procedures["melee_attack"].run(dice=[9, 3], attacker=fighter(rb, "Whip"),
+                                          defender=fighter(rb, "Sword"),
+                                          whip_attack="Entangle", whip_hold="Pull down")
+    assert (r.outcome, r.outcome["wrapped"]) == ("entangled", True)
+    assert r.combatants["defender"].entangled == "Nothing"  # held, not released
