@@ -338,3 +338,27 @@ def test_the_whip_held_for_a_pull(rb):
                                           whip_attack="Entangle", whip_hold="Pull down")
     assert (r.outcome, r.outcome["wrapped"]) == ("entangled", True)
     assert r.combatants["defender"].entangled == "Nothing"  # held, not released
+
+
+@pytest.mark.parametrize("dice, outcome, torn, entangled", [
+    # swordsman AP 10, BS 16: d20 18: 10 + 18 - 25 = 3: DF round(19/4) = 5: "unaffected by a
+    # damage factor of five or less"; the net, AP 14 vs PDF 13, d20 5: 6: entangled.
+    ([18, 5], "entangled", False, "Net"),
+    # d20 2: the disarm fails (-13); the net's d20 1 always fails.
+    ([2, 1], "missed", False, "Nothing"),
+])
+def test_a_disarming_parry_against_a_net(rb, dice, outcome, torn, entangled):
+    r = rb.procedures["net_disarming_parry"].run(dice=dice, attacker=fighter(rb, "Net"),
+                                                 defender=fighter(rb, "Sword"))
+    assert (r.outcome, r.outcome["torn"]) == (outcome, torn)
+    assert r.combatants["defender"].entangled == entangled
+
+
+def test_a_strong_parry_tears_the_net(rb):
+    # Str 20 sword, BS 24: d20 17: 10 + 17 - 25 = 2: DF round(26/4) = 7 >= 6: "torn by one of six
+    # or more"; "A torn net cannot be used in combat".
+    r = rb.procedures["net_disarming_parry"].run(dice=[17, 15], attacker=fighter(rb, "Net"),
+                                                 defender=fighter(rb, "Sword", strength=20))
+    assert (r.outcome, r.outcome["disarm_excess"]) == ("torn_free", 2)
+    assert r.combatants["attacker"].net_torn is True
+    assert r.combatants["defender"].entangled == "Nothing"
