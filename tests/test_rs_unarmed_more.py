@@ -180,3 +180,13 @@ def test_polearm_positions_turns_and_hit_locations(rb):
     assert f["hit_column"](weapon="Pole arm") == "long/cut"
     assert f["hit_column"](weapon="Foot") == "med/stab"
     assert f["hit_column"](weapon="Hand") == "short/stab"
+
+
+def test_a_skirmish_of_unusual_weapons_two_against_one():
+    files = [str(EXAMPLES / f"{n}.toml") for n in ("brawler", "whipman")]
+    result = CliRunner().invoke(cli, ["fight", "ringing_steel", *files, "vs",
+                                      str(EXAMPLES / "champion.toml"), "--encounter",
+                                      "skirmish", "--policy", "brawler", "--runs", "10",
+                                      "--workers", "1", "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert "ended: 100.0%" in result.output and "side heroes (brawler, whipman)" in result.output
