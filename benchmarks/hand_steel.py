@@ -171,76 +171,83 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
         trace.append((kind, name, value, line, detail))
         return value
 
-    let(406, "defence", defence, "choose", "by defender")
-    if defender_out:
-        trace.append(("branch", 'has(defender, "Passed out")', True, 411))
-        defence = let(412, "defence", "No Action")
-    elif simultaneous and defence == "Parry" and not defender["shield"]:
-        trace.append(("branch", 'simultaneous and (defence == "Active Dodge" or defence == '
-                      '"Parry" and not defender.shield)', True, 413))
-        defence = let(414, "defence", "Passive Dodge")
+    let(449, "defence", defence, "choose", "by defender")
     weapon = WEAPONS[attacker["weapon"]]
-    attack_type = let(416, "attack_type", weapon[0])
-    stab = attack_type == "Stab"
-    weapon_parry = let(421, "weapon_parry", defender["parry_stab"] if stab else defender["parry_cut"])
-    shield_parry = let(422, "shield_parry", defender["shield_parry_stab"] if stab
-                       else defender["shield_parry_cut"])
-    with_shield = let(423, "with_shield", defence == "Parry" and defender["shield"]
+    stab = weapon[0] == "Stab"
+    # Part IV: a parry in a grapple is by the hand; the parries the weapons allow (a baseline
+    # fighter parries with his weapon, and has a shield or none).
+    let(452, "by_hand", False)
+    weapon_parry = let(453, "weapon_parry", defender["parry_stab"] if stab
+                       else defender["parry_cut"])
+    shield_parry = let(454, "shield_parry", (defender["shield_parry_stab"] if stab
+                                             else defender["shield_parry_cut"])
+                       if defender["shield"] else None)
+    if defender_out:
+        trace.append(("branch", 'has(defender, "Passed out")', True, 459))
+        defence = let(460, "defence", "No Action")
+    elif simultaneous and defence == "Parry" and not defender["shield"]:
+        trace.append(("branch", 'simultaneous and defence == "Active Dodge" or defence == '
+                      '"Parry" and shield_parry == none and (simultaneous or weapon_parry == '
+                      'none)', True, 461))
+        defence = let(463, "defence", "Passive Dodge")
+    attack_type = let(465, "attack_type", weapon[0])
+    with_shield = let(470, "with_shield", defence == "Parry" and shield_parry is not None
                       and (simultaneous or shield_parry >= weapon_parry))
     if defence == "Parry":
-        potential = let(426, "defence_potential", shield_parry if with_shield else weapon_parry)
-        delay = let(430, "defender_delay", 2 if with_shield else 4)
+        potential = let(473, "defence_potential", shield_parry if with_shield else weapon_parry)
+        delay = let(477, "defender_delay", 2 if with_shield else 4)
     else:
-        potential = let(426, "defence_potential", defender["passive_dodge_factor"]
+        potential = let(473, "defence_potential", defender["passive_dodge_factor"]
                         if defence == "Passive Dodge" else 0)
-        delay = let(430, "defender_delay", 0)
-    trace.append(("delay", "defender", delay, 431, "no clock: not applied"))
-    anti_parry = let(435, "anti_parry", attacker["anti_parry"] + (2 if simultaneous else 0))
-    roll = let(436, "attack_roll", rng.randint(1, 20), "roll", "d20")
-    excess = let(437, "excess", anti_parry + roll - potential)
+        delay = let(477, "defender_delay", 0)
+    trace.append(("delay", "defender", delay, 478, "no clock: not applied"))
+    anti_parry = let(482, "anti_parry", attacker["anti_parry"] + (2 if simultaneous else 0))
+    let(485, "whip_attack", "Strike")  # part IV: a whip's wielder chooses; nobody else
+    roll = let(488, "attack_roll", rng.randint(1, 20), "roll", "d20")
+    excess = let(489, "excess", anti_parry + roll - potential)
     if roll == 1:
-        trace.append(("branch", "attack_roll == 1", True, 442))
-        fumble = let(443, "fumble_roll", rng.randint(1, 10), "roll", "d10")
-        dead_time = let(444, "attacker_dead_time", fumble + 2)
+        trace.append(("branch", "attack_roll == 1", True, 494))
+        fumble = let(495, "fumble_roll", rng.randint(1, 10), "roll", "d10")
+        dead_time = let(496, "attacker_dead_time", fumble + 2)
     else:
-        trace.append(("branch", "otherwise", True, 445))
-        dead_time = let(446, "attacker_dead_time", 2)
+        trace.append(("branch", "otherwise", True, 497))
+        dead_time = let(498, "attacker_dead_time", 2)
     outcome = {"attack_roll": roll, "defence": defence, "defence_potential": potential,
                "defender_delay": delay}
-    hit = let(450, "hit", roll != 1 and (roll == 20 or excess >= 0))
+    hit = let(502, "hit", roll != 1 and (roll == 20 or excess >= 0))
     if hit:
-        trace.append(("branch", "hit", True, 451))
-        critical = let(452, "critical", roll == 20)
+        trace.append(("branch", "hit", True, 503))
+        critical = let(517, "critical", roll == 20)
         location = None
         if critical:
-            trace.append(("branch", "critical", True, 453))
-            critical_roll = let(457, "critical_roll", rng.randint(1, 10), "roll", "d10")
-            excess = let(458, "excess", max(5, excess + critical_roll))
+            trace.append(("branch", "critical", True, 518))
+            critical_roll = let(522, "critical_roll", rng.randint(1, 10), "roll", "d10")
+            excess = let(523, "excess", max(5, excess + critical_roll))
             if critical_roll == 10:  # the attacker's choice, by default the head
-                trace.append(("branch", "critical_roll == 10", True, 459))
-                location = let(460, "location", "Head", "choose", "by attacker")
+                trace.append(("branch", "critical_roll == 10", True, 524))
+                location = let(525, "location", "Head", "choose", "by attacker")
             else:
-                trace.append(("branch", "otherwise", True, 461))
+                trace.append(("branch", "otherwise", True, 526))
         else:
-            trace.append(("branch", "otherwise", True, 464))
+            trace.append(("branch", "otherwise", True, 529))
         if location is None:
-            location_roll = let(462 if critical else 465, "location_roll", rng.randint(1, 10), "roll", "d10")
-            location = let(463 if critical else 466, "location", HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]])
-        area = let(467, "area", AREA[location])
-        protection = let(470, "protection", ARMOUR[defender["armour"]][4][area])
-        effective = let(471, "effective_blow_strength", attacker["blow_strength"] - protection)
+            location_roll = let(527 if critical else 530, "location_roll", rng.randint(1, 10), "roll", "d10")
+            location = let(528 if critical else 531, "location", HIT[location_roll - 1][COLUMN[(weapon[1], attack_type)]])
+        area = let(532, "area", AREA[location])
+        protection = let(547, "protection", ARMOUR[defender["armour"]][4][area])
+        effective = let(548, "effective_blow_strength", attacker["blow_strength"] - protection)
         total = Decimal(effective + excess) / 4
-        factor = let(472, "damage_factor", max(1, int(total.to_integral_value(ROUND_HALF_UP))))
-        wound = let(473, "wound", WOUNDS[min(factor, 12) - 1][AREAS.index(area)])
+        factor = let(549, "damage_factor", max(1, int(total.to_integral_value(ROUND_HALF_UP))))
+        wound = let(550, "wound", WOUNDS[min(factor, 12) - 1][AREAS.index(area)])
         defender = _injured(defender, area, wound)
         trace.append(("change", ("defender", "injuries", (area,)),
-                      dict(defender["injuries"])[area], 474, "add"))
-        trace.append(("change", ("defender", "fatigue", ()), defender["fatigue"], 475, "add"))
-        trace.append(("lengthen", "defender", EFFECTS[wound][2], 478, "no clock: not applied"))
-        consequence = let(479, "consequence", CONSEQUENCE.get(wound, "none"))
-        let(480, "defender_saving_throw", "Willpower" if wound == "S Wound" else None)
-        attacker = _after_the_blow(attacker, trace, values, 481)
-        trace.append(("delay", "defender", 2, 485, "no clock: not applied"))
+                      dict(defender["injuries"])[area], 551, "add"))
+        trace.append(("change", ("defender", "fatigue", ()), defender["fatigue"], 552, "add"))
+        trace.append(("lengthen", "defender", EFFECTS[wound][2], 555, "no clock: not applied"))
+        consequence = let(556, "consequence", CONSEQUENCE.get(wound, "none"))
+        let(557, "defender_saving_throw", "Willpower" if wound == "S Wound" else None)
+        attacker = _after_the_blow(attacker, trace, values, 558)
+        trace.append(("delay", "defender", 2, 562, "no clock: not applied"))
         outcome.update(excess=excess, critical=critical, location=location, area=area,
                        protection=protection, effective_blow_strength=effective,
                        damage_factor=factor, wound=wound, consequence=consequence,
@@ -248,23 +255,38 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
                        advantage="attacker", defender_dead_time=2, dodge_direction=None,
                        attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
                        defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
-        trace.append(("outcome", "hit", outcome, 486))
+        trace.append(("outcome", "hit", outcome, 563))
         return ("hit", outcome), attacker, defender, trace, values
-    attacker = _after_the_blow(attacker, trace, values, 492)
-    let(493, "dodge_direction", None)
-    let(494, "attacker_fatigue_save_modifier", attacker["fatigue_save_modifier"])
-    let(495, "defender_fatigue_save_modifier", defender["fatigue_save_modifier"])
-    let(496, "advantage", "defender")
-    trace.append(("delay", "attacker", dead_time, 497, "no clock: not applied"))
+    attacker = _after_the_blow(attacker, trace, values, 569)
+    let(570, "dodge_direction", None)
+    let(571, "attacker_fatigue_save_modifier", attacker["fatigue_save_modifier"])
+    let(572, "defender_fatigue_save_modifier", defender["fatigue_save_modifier"])
+    let(573, "advantage", "defender")
+    if defence == "Parry" and not with_shield:  # part IV: no hand or foot in this blow
+        trace.append(("branch", 'defence == "Parry" and not with_shield', True, 575))
+        _unarmed_parry(trace, values, 576)
+    trace.append(("delay", "attacker", dead_time, 577, "no clock: not applied"))
     name = "critical_miss" if roll == 1 else "parried" if defence == "Parry" else "missed"
     trace.append(("branch", "attack_roll == 1" if roll == 1 else 'defence == "Parry"'
-                  if defence == "Parry" else "otherwise", True, 498 if roll == 1 else 500 if defence == "Parry" else 504))
+                  if defence == "Parry" else "otherwise", True, 578 if roll == 1 else 580 if defence == "Parry" else 584))
     extra = {"dodge_direction": None} if roll == 1 else {"excess": excess}
     outcome.update(extra, attacker_dead_time=dead_time, advantage="defender",
                    attacker_fatigue_save_modifier=attacker["fatigue_save_modifier"],
                    defender_fatigue_save_modifier=defender["fatigue_save_modifier"])
-    trace.append(("outcome", name, outcome, 499 if roll == 1 else 501 if defence == "Parry" else 505))
+    trace.append(("outcome", name, outcome, 579 if roll == 1 else 581 if defence == "Parry" else 585))
     return (name, outcome), attacker, defender, trace, values
+
+
+def _unarmed_parry(trace: list[tuple[Any, ...]], values: dict[str, Any], line: int) -> None:
+    """`call limbs = unarmed_parry(...)` for weapons parrying weapons: no limb is hurt."""
+    trace.append(("call", "limbs", "unarmed_parry", line))
+    trace.append(("let", "parrying_arm", None, 1077, ""))
+    trace.append(("let", "striking_limb", None, 1078, ""))
+    trace.append(("outcome", "done", ("done", {"parrying_arm": None, "striking_limb": None}),
+                  1084))
+    trace.append(("return", "limbs", ("done", {"parrying_arm": None, "striking_limb": None}),
+                  line))
+    values["limbs"] = ("done", {"parrying_arm": None, "striking_limb": None})
 
 
 def _after_the_blow(attacker: dict[str, Any], trace: list[tuple[Any, ...]],

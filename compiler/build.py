@@ -30,6 +30,7 @@ from .overlay import Loader, Overlaid, overlay
 from .scope import FormulaInfo, Scope
 from .patterns import read_space
 from .columns import read_notations
+from .joined import joined_first
 from .tables import PendingCell, TableBuilder
 from rulecraft.runtime.knowledge import StandingRule
 
@@ -208,17 +209,18 @@ class _Compiler:
                 self.scope.enums[d.name] = Domain(d.name, members)
 
     def _tables(self, decls: tuple[Any, ...]) -> dict[str, Any]:
-        out = {}
+        built = {}
         notations = read_notations(self.scope, decls)
-        for d in decls:
-            if isinstance(d, s.TableDecl):
-                builder = TableBuilder(self.scope, d, notations)
-                info = builder.build()
-                self.pending.extend(builder.pending)
-                if info is not None:
-                    self.scope.tables[d.name] = info
-                    out[d.name] = info.runtime
-        return out
+        tables = [d for d in decls if isinstance(d, s.TableDecl)]
+        by_name = {d.name: d for d in tables}
+        for d in joined_first(tables):
+            builder = TableBuilder(self.scope, d, notations, by_name)
+            info = builder.build()
+            self.pending.extend(builder.pending)
+            if info is not None:
+                self.scope.tables[d.name] = info
+                built[d.name] = info.runtime
+        return {d.name: built[d.name] for d in tables if d.name in built}
 
     def _formula_order(self) -> list[str]:
         decls = {d.name: d for d in self.tree.declarations if isinstance(d, s.FormulaDecl)}

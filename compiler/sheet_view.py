@@ -374,7 +374,7 @@ def _vocabulary(rb: Rulebook, anchors: dict[str, str]) -> Vocabulary:
         {n: u.title for n, u in getattr(rb, "units", {}).items()})
 
 
-_RULER = re.compile(r"^-{3,}.*-{3,}$")  # a comment that rules off a part of the file
+_RULER = re.compile(r"^(-{3,}.*-{3,}|={3,}.*={3,})$")  # a comment that rules off a part of the file
 
 
 def notes(comments: tuple[str, ...]) -> tuple[Note, ...]:

@@ -17,6 +17,8 @@ from . import cells
 from .cells import Notation
 from .columns import CellTypes, RawCell, Reader, record_reader
 from .coverage import build_index
+from .joined import OPTION as JOINED
+from .joined import joined_option, joined_rows
 from .keys import KeyKind, KeyReader
 from .layout import Grid, Layout
 from .scope import Scope, TableInfo
@@ -43,9 +45,11 @@ class TableBuilder:
     """Builds one table; every problem found is added to the scope's errors."""
 
     def __init__(self, scope: Scope, decl: s.TableDecl,
-                 notations: dict[str, Notation] | None = None) -> None:
+                 notations: dict[str, Notation] | None = None,
+                 tables: dict[str, s.TableDecl] | None = None) -> None:
         self.scope = scope
         self.decl = decl
+        self.tables = tables or {}  # every table declared, by name: for a joined table's rows
         self.pending: list[PendingCell] = []
         self.expressions = 0  # `= …` cells read so far: a column holding one is typed `cell`
         self.types = CellTypes(scope, notations or {})
@@ -70,7 +74,8 @@ class TableBuilder:
     # -- the table -------------------------------------------------------------------------
     def build(self) -> TableInfo | None:
         decl = self.decl
-        lines = self._printed_rows()
+        lines = self._printed_rows() if joined_option(decl) is None else \
+            joined_rows(decl, self.tables, self.error)
         if lines is None:
             return None
         if len(lines) < 2:
@@ -93,6 +98,8 @@ class TableBuilder:
         options: dict[str, str] = {}
         declared: list[s.TableOption] = []
         for o in self.decl.options:
+            if o.name == JOINED:
+                continue
             if o.name not in OPTIONS:
                 declared.append(o)
             elif o.value in OPTIONS[o.name]:

@@ -83,7 +83,7 @@ def _table(d: s.TableDecl) -> list[str]:
     lines = [f"table {d.name}{_title(d.title)} by {keys}{cell}{given}:"]
     for o in d.options:
         lines += _comments(o.comments, 1) + [f"{INDENT}{o.name}: {o.value}"]
-    return lines + _rows(d.rows)
+    return lines + (_rows(d.rows) if d.rows else [])  # a joined table prints no rows
 
 
 def _rows(rows_: tuple[s.RowLine, ...]) -> list[str]:

@@ -590,6 +590,10 @@ class _Builder(Transformer_NonRecursive):
         span = self._span(meta)
         return s.TableOption(str(c[0]), str(c[1]), span, self._claim(span))
 
+    def table_option_list(self, meta: Any, c: list[Any]) -> s.TableOption:
+        span = self._span(meta)
+        return s.TableOption(str(c[0]), ", ".join(str(x) for x in c[1:]), span, self._claim(span))
+
     def notation_decl(self, meta: Any, c: list[Any]) -> s.NotationDecl:
         span = self._span(meta)
         marks = tuple(x for x in c[2:] if isinstance(x, s.NotationMark))

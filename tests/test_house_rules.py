@@ -79,7 +79,7 @@ extends ringing_steel
 
 amend table weapons:
   cell | Sword | B | 5 |
-  row | Rapier | Stab | Medium | 3.2 | 2 | 4.5 | 4.8 | -5 |
+  row | Cutlass | Cut | Medium | 2.2 | 3 | 2.6 | 3.0 | -1 |
   add column | Reach |
   cell | Spear | Reach | 3 |
 
@@ -117,7 +117,7 @@ def test_rows_cells_columns_members_fields_and_steps_change_by_name(tmp_path):
     rb = rulecraft.load(write(tmp_path, "more.rules",
                               AMENDMENTS.replace("extends ringing_steel", 'extends "named.rules"')))
     assert rb.tables["weapons"].lookup("Sword").b == 5
-    assert rb.tables["weapons"].lookup("Rapier").a == 3.2
+    assert rb.tables["weapons"].lookup("Cutlass").a == 2.2
     assert rb.formulas["reach"](w="Spear") == 3 and rb.formulas["reach"](w="Sword") == 0
     assert rb.tables["wounds"].lookup(1, "Head") == "L Wound"
     assert "Scratch" in rb.enums["injury"].members
@@ -212,10 +212,10 @@ def test_a_house_file_formats_as_written(tmp_path):
 
 def test_diff_lists_each_change_in_the_rules_own_terms(tmp_path):
     path = write(tmp_path, "house.rules", HOUSE + "amend table weapons:\n  cell | Sword | B | 5 |\n"
-                 "  row | Rapier | Stab | Medium | 3.2 | 2 | 4.5 | 4.8 | -5 |\n")
+                 "  row | Cutlass | Cut | Medium | 2.2 | 3 | 2.6 | 3.0 | -1 |\n")
     result = CliRunner().invoke(cli, ["diff", "ringing_steel", str(path)])
     assert result.exit_code == 0, result.output
-    assert "table weapons: changed\n  Sword, B: 4 → 5\n  row Rapier added" in result.output
+    assert "table weapons: changed\n  Sword, B: 4 → 5\n  row Cutlass added" in result.output
     assert "formula damage_factor: changed" in result.output
     assert "floor((blow_strength + excess) / 4)" in result.output
     same = CliRunner().invoke(cli, ["diff", "ringing_steel", "ringing_steel", "--json"])
@@ -254,8 +254,8 @@ def test_comments_between_amended_fields_format_and_stay_out_of_diff(tmp_path):
     assert rulecraft.format_rules(text) == text
     path = write(tmp_path, "h.rules", text)
     result = CliRunner().invoke(cli, ["diff", "ringing_steel", str(path)])
-    assert "field walk: derived walk = walk_rate(armour) + time_penalty → derived walk = " \
-           "walk_rate(armour) + time_penalty + 1\n" in result.output
+    assert "field walk: derived walk = athletic_move_rate(walk_rate(armour) + time_penalty, " \
+           "athletics) → derived walk = walk_rate(armour) + time_penalty + 1\n" in result.output
     assert "a note on what follows" not in result.output
 
 

@@ -16,7 +16,7 @@ def test_show_lists_each_policy_and_what_it_answers():
     assert 'policy competent "A competent fighter" (--policy competent) answers:' in out
     assert '  closing = if fighter.base_speed <= foe.base_speed then "Attack" else "Wait"' in out
     data = json.loads(CliRunner().invoke(cli, ["show", "ringing_steel", "--json"]).output)
-    [policy] = data["policies"]
+    policy = next(p for p in data["policies"] if p["name"] == "competent")
     assert policy["name"] == "competent" and policy["title"] == "A competent fighter"
     assert [a["choice"] for a in policy["answers"]][:5] == [  # part I's, then later parts'
         "defence", "dodge_bias", "closing", "close_in", "target"]

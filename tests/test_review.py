@@ -27,7 +27,7 @@ def test_a_parameter_error_names_the_formula_that_was_called():
     line = next(i for i, text in enumerate(rb.source.splitlines(), 1)
                 if text.startswith("formula base_speed("))
     with pytest.raises(rulecraft.RangeError) as info:
-        rb.formulas["base_speed"](skill=5.0, armour="None", weapon="Rapier")
+        rb.formulas["base_speed"](skill=5.0, armour="None", weapon="Claymore")
     assert info.value.line == line
 
 

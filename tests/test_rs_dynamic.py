@@ -44,7 +44,7 @@ def test_grapeshot_hits_every_area_separately(rb, armour, strength, excess, expe
 
 def test_melee_attack_declares_its_outcomes(rb):
     outcomes = rb.procedures["melee_attack"].outcomes
-    assert list(outcomes) == ["critical_miss", "hit", "parried", "dodged", "missed"]
+    assert list(outcomes) == ["critical_miss", "hit", "parried", "dodged", "missed", "entangled"]
     shared = ("attack_roll", "defence", "defence_potential", "attacker_fatigue_save_modifier",
               "defender_fatigue_save_modifier", "advantage", "defender_delay")
     assert all(fields[:len(shared)] == shared for fields in outcomes.values())

@@ -139,8 +139,10 @@ def test_formulas_are_math_with_their_name_and_source(sheets):
     seen = text_of(sheets[("ringing_steel", "html")])
     assert "Skill = (Dexterity ÷ 4) × ln(Training + 1) × Armour Factor, to one decimal place" \
         in seen
-    assert "Anti-Parry = Skill × Weapon A, rounded down" in seen
-    assert "Base Speed = max(1, ⌊20 − Skill + Armour Modifier + Weapon Modifier⌋)" in seen
+    # the rapier's skill "treated as being three less" (part IV): the skill with the weapon
+    assert "Anti-Parry = Skill with the weapon(Skill, Weapon) × Weapon A, rounded down" in seen
+    assert "Base Speed = max(1, ⌊20 − Skill with the weapon(Skill, Weapon) + Armour Modifier + " \
+        "Weapon Modifier⌋)" in seen
     assert '"Skill = (Dexterity/4) x ln(Training + 1) x Armour Factor 4' in seen  # the seed
     md = sheets[("ringing_steel", "md")]
     assert "**Skill** = (Dexterity ÷ 4) × ln(Training + 1) × Armour Factor, *to one decimal " \
@@ -165,7 +167,7 @@ def test_procedures_are_numbered_steps_in_words_linking_their_tables(sheets):
     assert '<a class="m-name" href="#procedure-after_the_blow">After the blow</a>' in page
     md = sheets[("ringing_steel", "md")]
     assert "[Wounds Table](#wounds-table)" in md
-    assert "- **15.7** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
+    assert "- **18.9** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
         in md
 
 
@@ -331,7 +333,7 @@ def test_a_house_rulebook_marks_what_it_changes_beside_the_base():
     weapons = page.split('id="table-weapons"', 1)[1].split("</article>")[0]
     assert '<span class="house">house rule</span>' in weapons
     assert '<td class="changed">5 <del class="base">4</del></td>' in weapons
-    assert '<tr class="added">' in weapons  # the rapier
+    assert '<tr class="added">' in weapons  # the cutlass
     formula = text_of(page.split('id="formula-damage_factor"', 1)[1].split("</article>")[0])
     assert "Damage Factor = max(1, ⌊(Blow Strength + Excess) ÷ 4⌋)" in formula
     assert "base: Damage Factor = max(1, round((Blow Strength + Excess) ÷ 4))" in formula

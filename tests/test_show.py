@@ -153,7 +153,7 @@ def test_show_json_has_stable_keys(rs):
     # The keys every rulebook has, in this order; then those of what it declares (part III's
     # missile diagrams, a policy): a rulebook without them has none.
     assert list(data) == ["rulebook", "title", "file", "tables", "formulas", "procedures",
-                          "combatants", "enums", "patterns", "policies"]
+                          "combatants", "enums", "standing", "patterns", "policies"]
     assert data["rulebook"] == "ringing_steel" and data["file"] == "ringing_steel.rules"
     assert [t["name"] for t in data["tables"]] == list(rs.tables)
     wounds = by_name(data["tables"], "wounds")
@@ -350,7 +350,7 @@ def test_show_python_prints_the_module_every_function_citing_its_rule_lines(rs):
     # what the module's globals hold is said above it, as they are not written in it
     assert "\n#   NUM_1_5 = 1.5\n" in text and "\n#   DICE_d20 = d20\n" in text
     assert '\n#   T_wounds = table wounds "Wounds Table"\n' in text
-    assert "\n#   COL_weapons_a = column a of table weapons, by key\n" in text
+    assert "\n#   COL_weapon_data_a = column a of table weapon_data, by key\n" in text
 
 
 def test_generated_constants_are_named_after_what_they_hold(rs):
@@ -360,7 +360,7 @@ def test_generated_constants_are_named_after_what_they_hold(rs):
     assert f"_ctx.roll(SPAN_L{line}_C3, 'attack_roll', DICE_d20)" in source
     assert "DICE_3d6" in source  # the saving throw
     assert "_round_half_down((v_strength * NUM_1_5))" in source  # "one and a half times"
-    assert "COL_weapons_a[v_weapon]" in source and "COL_armour_factor[v_armour]" in source
+    assert "COL_weapon_data_a[v_weapon]" in source and "COL_armour_factor[v_armour]" in source
     assert "in MEMBERS_armour" in source and "OPTIONS_defence" in source
     assert "_check(PARAM_dexterity_L" in source
     old = re.compile(r"(?:C|S|DICE|COL)[0-9]+\w*|(?:PARAM|MEMBERS|OPTIONS)_[0-9]+")
