@@ -1,0 +1,245 @@
+"""Ringing Steel part IV, Mounted Combat and the lance (seed 002, lines 33-154 and 302-326): the
+horse's tables pinned cell by cell to the text, its formulas, and the procedures of a rider and
+his horse with scripted dice."""
+
+from __future__ import annotations
+
+import pytest
+
+import rulecraft
+
+SEED = "/work/shared/seeds/002_41f740bb26c2da28.txt"
+
+
+@pytest.fixture(scope="module")
+def rb():
+    return rulecraft.load("ringing_steel")
+
+
+def knight(rb, **changes):
+    figures = dict(strength=12, dexterity=12, constitution=11, willpower=10,
+                   training={"Sword": 5}, weapon="Sword", armour="Standard", riding=5,
+                   lance=4, mounted=True)
+    figures.update(changes)
+    return rb.combatant(**figures)
+
+
+def footman(rb, **changes):
+    figures = dict(strength=12, dexterity=12, constitution=11, willpower=10,
+                   training={"Spear": 5}, weapon="Spear", armour="Standard")
+    figures.update(changes)
+    return rb.combatant(**figures)
+
+
+def steed(rb, **changes):
+    figures = dict(strength=16, dexterity=10, constitution=14, willpower=6, training=5)
+    figures.update(changes)
+    return rb.combatant_models["horse"].build(**figures)
+
+
+# ---- tables ---------------------------------------------------------------------------------
+
+MOVE_RATES = [  # "Armour Walk Canter Gallop"
+    ("None", (4, 2, 1)), ("Protection", (4, 2, 1)), ("Light", (4, 2, 1)),      # None to light 4 2 1
+    ("Standard", (5, 2, 1)), ("Heavy", (5, 2, 1)),                            # Std, Hvy 5 2 1
+    ("Heavy Plus", (5, 3, 1)), ("Extra Heavy", (5, 3, 1)),                    # Hxy+, XHvy 5 3 1
+    ("Super Heavy", (6, 3, 2)), ("Full", (6, 3, 2)),                          # SHvy, Full 6 3 2
+]
+
+
+@pytest.mark.parametrize("armour, rates", MOVE_RATES)
+def test_horse_move_rates_are_the_books_rows(rb, armour, rates):
+    row = rb.tables["horse_move_rates"].lookup(armour)
+    assert (row.walk, row.canter, row.gallop) == rates
+
+
+MOUNTED = [  # (horse skill, rider skill): "base speed/attack/defence"
+    (0.1, 0.1, (3, -4, -5)),   # 0.1–1.9 row, first cell "3/-4/-5"
+    (1.9, 9.0, (0, -1, -2)),   # 0.1–1.9 row, last cell "0/-1/-2"
+    (2.0, 1.9, (2, -3, -4)),   # 2.0–3.9 row, first cell
+    (3.9, 8.0, (-1, 0, -1)),   # 2.0–3.9 row, "8 and up": "-1/0/-1"
+    (4.0, 2.0, (1, -1, -3)),   # 4.0–5.9 row, 2.0–3.9 column "1/-1/-3"
+    (5.9, 4.0, (0, 0, -1)),    # "0/0/-1"
+    (6.0, 6.0, (-1, 1, 0)),    # 6.0–7.9 row, 6.0–7.9 column "-1/1/0"
+    (7.9, 8.0, (-2, 2, 1)),    # "-2/2/1"
+    (8.0, 0.1, (1, -2, -3)),   # 8 and up row, first cell "1/-2/-3"
+    (9.5, 2.5, (0, 0, -2)),    # "0/0/-2"
+    (8.0, 5.9, (-1, 1, -1)),   # "-1/1/-1"
+    (8.0, 6.0, (-2, 2, 0)),    # "-2/2/0"
+    (12.0, 12.0, (-3, 3, 2)),  # last cell "-3/3/2"
+]
+
+
+@pytest.mark.parametrize("horse, rider, cell", MOUNTED)
+def test_mounted_combat_table_horse_down_rider_across(rb, horse, rider, cell):
+    # "The relative skills of horse (down) and rider (across) are cross referenced"
+    row = rb.tables["mounted_combat"].lookup(horse, rider)
+    assert (row.base_speed, row.attack, row.defence) == cell
+
+
+LANCE = [  # "Target is: Running Towards, Walking Towards, Stationary, Walking Away, Running Away"
+    ("Gallop", "Running Towards", 10), ("Gallop", "Stationary", 6), ("Gallop", "Running Away", 2),
+    ("Canter", "Running Towards", 5), ("Canter", "Walking Towards", 5), ("Canter", "Walking Away", 2),
+    ("Canter", "Running Away", 0), ("Walk", "Running Towards", 2), ("Walk", "Stationary", 0),
+    ("Walk", "Walking Away", -1), ("Walk", "Running Away", -2),
+]
+
+
+@pytest.mark.parametrize("horse, target, bonus", LANCE)
+def test_lance_blow_strength_table(rb, horse, target, bonus):
+    assert rb.tables["lance_blow"].lookup(horse, target) == bonus
+
+
+@pytest.mark.parametrize("score, skill_sum, effect", [
+    (-11, 8, "Attacker must move back one hex"),  # below -10
+    (-10, 8, "None"), (0, 8, "None"),             # -10 – 0
+    (1, 8, "Horse moves back one hex"), (8, 8, "Horse moves back one hex"),  # 1 – Skill Sum
+    (9, 8, "Rider knocked off"),                  # > Skill Sum
+])
+def test_hits_to_the_rider_table(rb, score, skill_sum, effect):
+    assert rb.tables["rider_hits"].lookup(score, skill_sum=skill_sum) == effect
+
+
+# ---- formulas -------------------------------------------------------------------------------
+
+def test_horse_figures_reuse_part_one(rb):
+    # "A = 1.8, B = 6 and modifier = -2"; skill (10/4) x ln 6 x 1.3 (no armour) = 5.8
+    h = steed(rb)
+    assert h.skill == pytest.approx(5.8)
+    assert h.anti_parry == 10                # floor(5.8 x 1.8)
+    assert h.blow_strength == 22             # 16 + 6
+    assert h.base_speed == 9                 # floor(20 - 5.8 - 3 - 2)
+    assert (h.walk, h.canter, h.gallop) == (4, 2, 1)
+    assert h.fatigue_limit == 36             # 16 + 14 + 6
+    assert (h.active_dodge_factor, h.passive_dodge_factor) == (27, 13)
+    assert list(h.hexes) == [rulecraft.runtime.space.Hex(0, 0), rulecraft.runtime.space.Hex(-1, 0)]
+
+
+def test_horse_legs_have_half_protection(rb):
+    # "except all legs have half the given protection, rounded down": Super Heavy legs 12 -> 6
+    f = rb.formulas["horse_protection"]
+    assert f("Super Heavy", "Leg") == 6 and f("Super Heavy", "Chest") == 15
+    assert f("Light", "Leg") == 0
+
+
+def test_moving_horse_attack_penalty_only_the_largest(rb):
+    # "decreased by one for a turn or walk, two for a canter, or four for a gallop, only the
+    # largest counting"
+    f = rb.formulas["mounted_motion_penalty"]
+    assert [f("Stationary"), f("Stationary", True), f("Walk"), f("Canter", True), f("Gallop", True)] \
+        == [0, 1, 1, 2, 4]
+
+
+def test_horse_against_horse(rb):
+    f = rb.formulas["horse_vs_horse"]
+    assert f("Canter", "Gallop", True) == 2 and f("Gallop", "Canter", True) == 2   # "increased by two"
+    assert f("Gallop", "Gallop", True) == 6                                          # "by six"
+    assert f("Gallop", "Gallop", False) == 0 and f("Canter", "Canter", True) == 0
+
+
+def test_rider_or_horse_by_the_d10(rb):
+    # "Rider at end attacked is hit on 1–6; Rider at other end is hit at a 1–3"
+    f = rb.formulas["rider_is_hit"]
+    assert [f(r, True) for r in (1, 6, 7, 10)] == [True, True, False, False]
+    assert [f(r, False) for r in (1, 3, 4)] == [True, True, False]
+
+
+def test_thrown_by_a_shy(rb):
+    # "if this is more than 3 x rider's skill he falls. A roll of 20 always throws and a roll of
+    # one never."
+    f = rb.formulas["thrown"]
+    assert f(15, 5.0) is False and f(16, 5.0) is True
+    assert f(20, 9.0) is True and f(1, 0.0) is False
+
+
+def test_falls_and_mounting(rb):
+    # "Bash Score + 15 - Skill Sum, or 15 - Skill Rider if the fall is due to shying"
+    assert rb.formulas["knocked_off_blow"](12, 11.4) == 15
+    assert rb.formulas["shy_fall_blow"](5.6) == 9
+    # "20 - Skill of rider tenths if the horse is stationary, 25 - Skill of rider tenths if it is
+    # walking"
+    assert rb.formulas["mount_time"](5.6, "Stationary") == 14
+    assert rb.formulas["mount_time"](5.6, "Walk") == 19
+
+
+# ---- procedures -----------------------------------------------------------------------------
+
+def test_control_action_and_response_times(rb):
+    # "taking 10 - skill of rider tenths. The horse will respond 10 - skill of horse tenths later"
+    k, h = knight(rb), steed(rb)
+    assert k.riding_skill == pytest.approx(5.4)   # 12/4 x ln 6 x 1.0
+    r = rb.procedures["control_horse"].run(rider=k, horse=h, order="Faster")
+    assert r.outcome == "ordered" and (r.outcome["control_time"], r.outcome["response_time"]) == (4, 4)
+    r = rb.procedures["control_horse"].run(rider=k, horse=steed(rb, training=4), order="Keep attacking")
+    assert r.outcome == "refused"
+    r = rb.procedures["control_horse"].run(rider=knight(rb, riding=0), horse=h, order="Faster")
+    assert r.outcome == "refused"
+
+
+def test_speed_changes_one_category_and_turns_need_moves(rb):
+    h = steed(rb, gait="Walk")
+    p = rb.procedures["horse_responds"]
+    r = p.run(horse=h, order="Faster")
+    assert r.outcome["gait"] == "Canter"
+    h = r.combatants["horse"]
+    assert h.fatigue == 1                       # "Starting to canter"
+    # "when cantering two moves must be made between each turn"
+    assert p.run(horse=h, order="Turn left").outcome == "not_yet"
+    h = steed(rb, gait="Canter", moves_since_turn=2, facing=0)
+    r = p.run(horse=h, order="Turn right")
+    assert r.outcome == "turned" and r.combatants["horse"].facing == 5 and r.outcome["time"] == 2   # "the canter move rate"
+
+
+def test_blow_from_horseback_adjusts_attack_and_blow_strength(rb):
+    # Horse skill 5.8, rider 5.4: "0/0/-1"; at a canter, -2 to attack; hand weapons -2 blow
+    # strength; long column: roll 9 long/cut is Chest.
+    k, h, f = knight(rb), steed(rb, gait="Canter"), footman(rb)
+    r = rb.procedures["mounted_blow"].run(rider=k, horse=h, defender=f, dice=[18, 9])
+    assert (r.outcome["attack_bonus"], r.outcome["blow_bonus"]) == (-2, -2)
+    blow = r.outcome["blow"]
+    assert blow == "hit" and blow["location"] == "Chest"
+    assert blow["effective_blow_strength"] == k.blow_strength - 2 - 8
+
+
+def test_blow_at_the_horse_can_make_it_shy_and_throw_the_rider(rb):
+    # d10 8: at the horse (rider at end attacked hit on 1-6); d20 5 hits its passive dodge 13
+    # (Anti-Parry 10: excess 2); d10 6 long/stab: Chest, no armour; the spear's blow strength
+    # 18 + 4 = 22, DF round(24/4) = 6: Wound; save 3d6 = 18 > Will Power 6 + skill 5.8: it
+    # shies; d20 20 throws.
+    k, h, f = knight(rb), steed(rb, gait="Walk"), footman(rb)
+    r = rb.procedures["blow_at_horseman"].run(attacker=f, defender=k, horse=h,
+                                             dice=[8, 5, 6, 6, 6, 6, 20])
+    assert r.outcome == "at_horse"
+    assert r.outcome["horse_blow"]["location"] == "Chest"
+    assert r.outcome["horse_blow"]["wound"] == "Wound"
+    assert r.outcome["shy"] == "shied" and r.outcome["shy"]["thrown"] is True
+    assert r.combatants["defender"].mounted is False
+    assert r.combatants["defender"].fatigue == 0 and r.combatants["attacker"].fatigue == 1
+    # "a time equal to that for two walk moves": the Wound's four tenths lengthen each walk
+    # ("Adds a modifier of four tenths"): 2 x (4 + 4).
+    assert r.outcome["shy"]["shy_time"] == 16
+
+
+def test_blow_at_the_rider_is_part_one_with_the_horses_dodge(rb):
+    # d10 3: the rider; d20 against the horse's passive dodge 13 instead of his own
+    k, h, f = knight(rb), steed(rb), footman(rb)
+    r = rb.procedures["blow_at_horseman"].run(attacker=f, defender=k, horse=h, dice=[3, 3])
+    assert r.outcome == "at_rider"
+    assert r.outcome["blow"]["defence_potential"] == h.passive_dodge_factor
+
+
+# ---- the language: a number cell may print its sign ------------------------------------------
+
+def test_a_number_cell_may_print_a_plus_sign():
+    # Lance: "Galloping +10 +8 +6 +4 +2" — the sign is printed, and the cell is a number.
+    rb = rulecraft.compile('rulebook t "T"\n'
+                           'table bonus "Bonus" by pace -> integer:\n'
+                           '  | Pace | Bonus |\n'
+                           '  | Fast | +10   |\n'
+                           '  | Slow | -2    |\n'
+                           '  | Even | +0    |\n', "t.rules")
+    t = rb.tables["bonus"]
+    assert (t.lookup("Fast"), t.lookup("Slow"), t.lookup("Even")) == (10, -2, 0)
+    with pytest.raises(rulecraft.RulecraftError, match=r"'\+-2' is not a whole number"):
+        rulecraft.compile('rulebook t "T"\ntable bonus "Bonus" by pace -> integer:\n'
+                          '  | Pace | Bonus |\n  | Fast | +-2   |\n', "t.rules")
