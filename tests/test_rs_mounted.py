@@ -208,16 +208,24 @@ def test_blow_at_the_horse_can_make_it_shy_and_throw_the_rider(rb):
     # shies; d20 20 throws.
     k, h, f = knight(rb), steed(rb, gait="Walk"), footman(rb)
     r = rb.procedures["blow_at_horseman"].run(attacker=f, defender=k, horse=h,
-                                             dice=[8, 5, 6, 6, 6, 6, 20])
+                                             dice=[8, 5, 6, 6, 6, 6, 20, 10, 6])
     assert r.outcome == "at_horse"
     assert r.outcome["horse_blow"]["location"] == "Chest"
     assert r.outcome["horse_blow"]["wound"] == "Wound"
-    assert r.outcome["shy"] == "shied" and r.outcome["shy"]["thrown"] is True
+    shy = r.outcome["shy"]["shy"]
+    assert r.outcome["shy"] == "shied" and shy["thrown"] is True
+    # "blow strength used is ... 15 - Skill Rider if the fall is due to shying": 15 - 5.4 -> 9,
+    # less Standard armour's 8 on the Chest (short stab table, d10 6); d20 10 - Passive Dodge
+    # Factor 13 is no excess: damage factor 1 "is counted as not injuring".
+    assert shy["fall"] == "unhurt" and shy["fall"]["effective_blow_strength"] == 1
+    # He lands beside the horse: hex 2 (`mounting_hexes`), "The fall starts at the end of the
+    # first walk move of the shy".
+    assert shy["fall_at"] == 8
     assert r.combatants["defender"].mounted is False
     assert r.combatants["defender"].fatigue == 0 and r.combatants["attacker"].fatigue == 1
     # "a time equal to that for two walk moves": the Wound's four tenths lengthen each walk
     # ("Adds a modifier of four tenths"): 2 x (4 + 4).
-    assert r.outcome["shy"]["shy_time"] == 16
+    assert shy["shy_time"] == 16
 
 
 def test_blow_at_the_rider_is_part_one_with_the_horses_dodge(rb):
