@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import rulecraft
+from rulecraft.runtime.space import Hex
 
 SEED = "/work/shared/seeds/002_41f740bb26c2da28.txt"
 
@@ -251,3 +252,195 @@ def test_a_number_cell_may_print_a_plus_sign():
     with pytest.raises(rulecraft.RulecraftError, match=r"'\+-2' is not a whole number"):
         rulecraft.compile('rulebook t "T"\ntable bonus "Bonus" by pace -> integer:\n'
                           '  | Pace | Bonus |\n  | Fast | +-2   |\n', "t.rules")
+
+
+# ---- falls, bashes, knock backs ---------------------------------------------------------------
+
+@pytest.mark.parametrize("dice, outcome, wound", [
+    # "A roll of 1 indicates that the combatant has landed well and suffers no damage."
+    ([1], "landed_well", None),
+    # d20 16 - PDF 13 = 3; short stab d10 1: Head (Standard 8); 20 - 8 = 12, DF round(15/4) = 4,
+    # "all other damage factors are reduced by one": 3, Head L Wound.
+    ([16, 1], "hurt", "L Wound"),
+    # d20 5: "an excess of less than zero is treated as zero"; d10 10 Leg (no armour): 20,
+    # DF 5 - 1 = 4: Leg L Wound.
+    ([5, 10], "hurt", "L Wound"),
+    # "A roll of 20 indicates a critical fall": excess 7 + d10 9 = 16; d10 6 Chest: 12 + 16 = 28,
+    # DF 7 - 1 = 6: Chest Wound.
+    ([20, 9, 6], "hurt", "Wound"),
+])
+def test_fall_damage(rb, dice, outcome, wound):
+    r = rb.procedures["fall_damage"].run(combatant=knight(rb), blow_strength=20, dice=dice)
+    assert r.outcome == outcome
+    if wound:
+        assert r.outcome["wound"] == wound
+        assert r.combatants["combatant"].fatigue > 0
+
+
+def test_a_damage_factor_of_one_does_not_injure(rb):
+    # blow 9 on the Chest (8): 1 + excess 0, DF round(1/4) -> 1: "counted as not injuring"
+    r = rb.procedures["fall_damage"].run(combatant=knight(rb), blow_strength=9, dice=[10, 6])
+    assert r.outcome == "unhurt" and r.combatants["combatant"].injuries == {}
+
+
+@pytest.mark.parametrize("score, mounted_attacker, outcome", [
+    (-11, False, "attacker_back"),
+    (-11, True, "no_effect"),     # "If the attacker is another horseman then the attacker moves
+    (0, False, "no_effect"),      #  back result is ignored."
+    (11, False, "horse_back"),    # skill sum 5.4 + 5.8 = 11.2
+])
+def test_rider_bashed(rb, score, mounted_attacker, outcome):
+    r = rb.procedures["rider_bashed"].run(rider=knight(rb), horse=steed(rb, gait="Gallop"),
+                                         bash_score=score, attacker_mounted=mounted_attacker)
+    assert r.outcome == outcome
+    if outcome == "horse_back":
+        # "if the horse is initially cantering or galloping the effect of being forced to move
+        # back is to reduce the speed by one category for each move"
+        assert r.combatants["horse"].gait == "Canter" and r.combatants["horse"].at == Hex(0, 0)
+
+
+def test_rider_knocked_off_falls_with_bash_plus_15_less_the_skill_sum(rb):
+    # Bash 12 > 11.2: knocked off; blow strength 12 + 15 - 11.2 -> 15; d20 15 - 13 = 2; short
+    # stab d10 6: Chest (8): 7 + 2, DF round(9/4) = 2 - 1 = 1: a Bruise. He lands in hex 2.
+    r = rb.procedures["rider_bashed"].run(rider=knight(rb), horse=steed(rb), bash_score=12,
+                                         dice=[15, 6])
+    assert r.outcome == "knocked_off"
+    assert r.outcome["fall"]["effective_blow_strength"] == 7
+    assert r.outcome["fall"]["wound"] == "Bruise"
+    rider = r.combatants["rider"]
+    assert rider.mounted is False and rider.injuries == {"Chest": ("Bruise",)}
+    assert rider.at != (0, 0)
+
+
+def test_knock_back_at_a_walk_moves_the_horse_back(rb):
+    # "Once the move rate is down to walk, move backs take place normally."
+    p = rb.procedures["horse_knocked_back"]
+    r = p.run(horse=steed(rb, gait="Canter"), moves=2)
+    assert (r.outcome["slowed"], r.outcome["moved"], r.outcome["gait"]) == (1, 1, "Walk")
+    assert r.combatants["horse"].at == Hex(-1, 0)
+
+
+# ---- mounting, position, horses' attacks, the lance, riderless horses ----------------------
+
+def test_mounting_from_beside_the_horse(rb):
+    # A rider in hex "back left" of the horse's front (1 left-ahead of its rear) facing it.
+    h = steed(rb)
+    beside = rulecraft.runtime.space.Hex(0, 0) + rulecraft.runtime.space.Hex(-1, 1)
+    k = knight(rb, mounted=False, at=beside, facing=1)
+    r = rb.procedures["mount_horse"].run(rider=k, horse=h)
+    if r.outcome != "mounted":  # the pattern's hex 2 may lie on the other side: try facing it
+        pytest.fail(f"refused: {r.outcome['reason']}")
+    assert r.outcome["time"] == 14     # 20 - 5.4
+    assert r.combatants["rider"].mounted is True
+    far = knight(rb, mounted=False, at=(3, 3))
+    assert rb.procedures["mount_horse"].run(rider=far, horse=h).outcome == "refused"
+    # "The horse must be stationary or walking for mounting or dismounting."
+    assert rb.procedures["mount_horse"].run(rider=k, horse=steed(rb, gait="Canter")).outcome \
+        == "refused"
+
+
+def test_dismounting_walking_horse_takes_five_tenths_more(rb):
+    r = rb.procedures["dismount_horse"].run(rider=knight(rb), horse=steed(rb, gait="Walk"))
+    assert r.outcome == "dismounted" and r.outcome["time"] == 19      # 25 - 5.4
+    assert r.combatants["rider"].mounted is False
+
+
+def test_changing_position(rb):
+    r = rb.procedures["change_position"].run(rider=knight(rb), seat="Back", looking="Left")
+    assert r.outcome["time"] == 4                                        # 10 - 5.4
+    assert (r.combatants["rider"].seat, r.combatants["rider"].looking) == ("Back", "Left")
+
+
+def test_a_horse_attacks_and_slows(rb):
+    # Anti-Parry 10 + d20 12 - PDF 13 = 9; long/cut d10 6: R Shoulder (Standard 8); BS 22 - 8
+    # = 14, DF round(23/4) = 6: Shoulder Wound. "Its speed will be reduced by one category".
+    r = rb.procedures["horse_attack"].run(horse=steed(rb, gait="Canter"), defender=footman(rb),
+                                         dice=[12, 6])
+    assert r.outcome == "hit" and r.outcome["location"] == "R Shoulder"
+    assert r.outcome["wound"] == "Wound"
+    assert r.combatants["horse"].gait == "Walk" and r.combatants["horse"].fatigue == 1
+
+
+def test_lance_attack(rb):
+    # Lance skill 12/4 x ln 5 x 1.0 = 4.8 -> Anti-Parry floor(8.64) = 8; mounted table (5.8, 5.4)
+    # "0/0/-1"; at a gallop -4: 8 - 4 = 4 against the footman's PDF 13. Blow strength 12 + 4, and
+    # galloping at a stationary target +6: 22.
+    k, f = knight(rb), footman(rb)
+    r = rb.procedures["lance_attack"].run(rider=k, horse=steed(rb, gait="Gallop"), defender=f,
+                                         target="Stationary", dice=[15, 6])
+    assert r.outcome == "struck"
+    assert r.outcome["blow"]["excess"] == 4 + 15 - 13
+    assert r.outcome["blow"]["effective_blow_strength"] == 22 - 8
+    # "The rider must be sitting forwards"; "only by a rider with Training of three or more"
+    assert rb.procedures["lance_attack"].run(rider=knight(rb, seat="Back"), horse=steed(rb, gait="Walk"),
+                                             defender=f).outcome == "refused"
+    assert rb.procedures["lance_attack"].run(rider=knight(rb, riding=2), horse=steed(rb, gait="Walk"),
+                                             defender=f).outcome == "refused"
+
+
+@pytest.mark.parametrize("training, kw, what", [
+    (4, {}, "Stands"),
+    (4, {"attacked": True}, "Flees"),
+    (6, {"attacked": True}, "Defends"),
+    (6, {"rider_down": True}, "Stands over its rider"),
+    (6, {"wounded": True}, "Flees"),
+])
+def test_riderless_horses(rb, training, kw, what):
+    r = rb.procedures["riderless_horse"].run(horse=steed(rb, training=training), **kw)
+    assert r.outcome["what"] == what
+
+
+def test_a_fleeing_horse_stops_past_half_its_fatigue_limit(rb):
+    # "keep going until it is clear of all combatants or has taken fatigue points over half its
+    # Fatigue Limit"
+    r = rb.procedures["riderless_horse"].run(horse=steed(rb, gait="Gallop", fatigue=19))
+    assert r.outcome["what"] == "Stops fleeing"
+
+
+# ---- across a sequence: a horse wounded twice, its rider thrown and on foot ----------------
+
+def test_wounds_to_a_horse_accumulate_and_the_second_brings_it_down(rb):
+    k, h, f = knight(rb), steed(rb, gait="Walk"), footman(rb)
+    p = rb.procedures["blow_at_horseman"]
+    # First blow: a Wound to the Chest, the horse keeps steady (save 3d6 = 6 <= 11.8).
+    r = p.run(attacker=f, defender=k, horse=h, dice=[8, 5, 6, 2, 2, 2])
+    assert r.outcome["shy"] == "steady"
+    k, h = r.combatants["defender"], r.combatants["horse"]
+    # Second: another Chest Wound makes a Serious Wound: "the horse will shy before passing out,
+    # finishing the shy on the ground"; d20 2 does not throw: he stays on until he dismounts.
+    r = p.run(attacker=f, defender=k, horse=h, dice=[8, 5, 6, 2, 2, 2, 2])
+    h = r.combatants["horse"]
+    assert h.injuries["Chest"] == ("S Wound",)
+    assert r.outcome["horse_blow"]["wound"] == "Wound"
+    shy = r.outcome["shy"]
+    assert shy == "shied" and shy["shy"]["thrown"] is False
+    assert any(e.kind == "give" and e.value == "Horse down" for e in r.trace)
+    assert r.combatants["defender"].mounted is True
+
+
+# ---- the encounter ------------------------------------------------------------------------------
+
+FILES = ["examples/ringing_steel/lancer.toml", "examples/ringing_steel/warhorse.toml",
+         "examples/ringing_steel/pikeman.toml", "examples/ringing_steel/axeman.toml"]
+
+
+def test_a_mounted_fighter_against_two_on_foot_from_shipped_files(rb):
+    lancer, horse, pike, axe = (rulecraft.read_fighter(rb, f) for f in FILES)
+    assert horse.hexes == (rulecraft.runtime.space.Hex(0, 0), rulecraft.runtime.space.Hex(-1, 0))
+    fight = rb.fight({"rider and steed": [lancer, horse], "footmen": [pike, axe]},
+                     encounter="mounted", seed=3, policy="competent")
+    procs = {e["procedure"] for e in fight.events if e["kind"] == "call"}
+    assert {"control_horse", "horse_responds", "blow_at_horseman"} <= procs
+    assert fight.winner() in ("rider and steed", "footmen")
+    log = fight.log()
+    assert "event response happens" in log
+
+
+def test_the_cli_plays_the_mounted_encounter():
+    from click.testing import CliRunner
+    from rulecraft.cli import cli
+    result = CliRunner().invoke(cli, ["fight", "ringing_steel", "--encounter", "mounted", FILES[0],
+                                      FILES[1], "vs", FILES[2], FILES[3], "--seed", "1",
+                                      "--policy", "competent"])
+    assert result.exit_code == 0, result.output
+    assert "sides: rider and steed (lancer, warhorse); footmen (pikeman, axeman)" in result.output
