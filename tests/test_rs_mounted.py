@@ -444,3 +444,21 @@ def test_the_cli_plays_the_mounted_encounter():
                                       "--policy", "competent"])
     assert result.exit_code == 0, result.output
     assert "sides: rider and steed (lancer, warhorse); footmen (pikeman, axeman)" in result.output
+
+
+def test_run_and_odds_take_a_horse_file_and_refuse_it_for_a_fighter():
+    # `model = "horse"` in a fighter file, as `rulecraft fight` reads it, for `run` and `odds`.
+    from click.testing import CliRunner
+    from rulecraft.cli import cli
+    run = CliRunner().invoke(cli, ["run", "ringing_steel", "horse_wounded",
+                                   f"horse=@{FILES[1]}", f"rider=@{FILES[0]}", "wound=Wound",
+                                   "--dice", "3,3,3,2"])
+    assert run.exit_code == 0, run.output
+    assert "steady" in run.output                  # 9 <= Will Power 7 + skill 5.4
+    odds = CliRunner().invoke(cli, ["odds", "ringing_steel", "horse_wounded",
+                                    f"horse=@{FILES[1]}", f"rider=@{FILES[0]}", "wound=Wound"])
+    assert odds.exit_code == 0 and "shied" in odds.output
+    wrong = CliRunner().invoke(cli, ["run", "ringing_steel", "horse_wounded",
+                                     f"horse=@{FILES[1]}", f"rider=@{FILES[1]}", "wound=Wound"])
+    assert wrong.exit_code != 0
+    assert f"rider: {FILES[1]} is a horse, and rider must be a fighter" in wrong.output
