@@ -462,3 +462,31 @@ def test_run_and_odds_take_a_horse_file_and_refuse_it_for_a_fighter():
                                      f"horse=@{FILES[1]}", f"rider=@{FILES[1]}", "wound=Wound"])
     assert wrong.exit_code != 0
     assert f"rider: {FILES[1]} is a horse, and rider must be a fighter" in wrong.output
+
+
+def test_a_stationary_horse_turns_about_either_end(rb):
+    # "when stationary may keep either end fixed when turning. When moving the front end is
+    # always the fixed end for turns."
+    p = rb.procedures["horse_responds"]
+    front = p.run(horse=steed(rb), order="Turn left").combatants["horse"]
+    assert front.at == Hex(0, 0) and front.facing == 1
+    rear = p.run(horse=steed(rb), order="Turn left", rear_fixed=True).combatants["horse"]
+    assert rear.facing == 1 and Hex(-1, 0) in rear.hexes and rear.at != Hex(0, 0)
+    walking = p.run(horse=steed(rb, gait="Walk"), order="Turn left", rear_fixed=True)
+    assert walking.combatants["horse"].at == Hex(0, 0)
+
+
+def test_a_horse_that_misses_critically_is_delayed_d10_plus_two(rb):
+    r = rb.procedures["horse_attack"].run(horse=steed(rb), defender=footman(rb), dice=[1, 7])
+    assert r.outcome == "missed"
+    assert [(e.kind, e.value) for e in r.trace if e.kind == "delay"][-1] == ("delay", 9)
+
+
+def test_in_the_encounter_a_trained_horse_attacks_its_riders_target_in_its_way(rb):
+    lancer, horse, pike, axe = (rulecraft.read_fighter(rb, f) for f in FILES)
+    fight = rb.fight({"rider and steed": [lancer, horse], "footmen": [pike, axe]},
+                     encounter="mounted", seed=1, policy="competent", until=80)
+    kicks = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "horse_attack"]
+    assert kicks, "the warhorse (Training 6) never attacked"
+    lances = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "lance_attack"]
+    assert lances and lances[0]["value"] == "struck"
