@@ -490,3 +490,12 @@ def test_in_the_encounter_a_trained_horse_attacks_its_riders_target_in_its_way(r
     assert kicks, "the warhorse (Training 6) never attacked"
     lances = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "lance_attack"]
     assert lances and lances[0]["value"] == "struck"
+
+
+def test_a_horse_must_have_training_two_to_be_ridden_in_combat(rb):
+    # "a single combat Training, which must be at least 2 for them to be ridden in combat"
+    green = steed(rb, training=1)
+    assert rb.procedures["control_horse"].run(rider=knight(rb), horse=green,
+                                              order="Faster").outcome == "refused"
+    assert rb.procedures["mounted_blow"].run(rider=knight(rb), horse=green,
+                                             defender=footman(rb)).outcome == "unhorsed"
