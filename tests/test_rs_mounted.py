@@ -499,3 +499,68 @@ def test_a_horse_must_have_training_two_to_be_ridden_in_combat(rb):
                                               order="Faster").outcome == "refused"
     assert rb.procedures["mounted_blow"].run(rider=knight(rb), horse=green,
                                              defender=footman(rb)).outcome == "unhorsed"
+
+
+# ---- the remaining branches -------------------------------------------------------------------
+
+def test_horse_fatigue_table(rb):
+    t = rb.tables["horse_fatigue"]
+    assert (t.lookup("Starting to canter").points, t.lookup("Starting to gallop").points) == (1, 1)
+    assert t.lookup("Cantering for a spell").tenths == 50     # "Cantering for 50 tenths"
+    assert t.lookup("Galloping for a spell").tenths == 25     # "Galloping for 25 tenths"
+
+
+def test_control_refusals_and_slowing(rb):
+    p = rb.procedures["control_horse"]
+    # "Cantering and galloping horses cannot actively dodge."
+    assert p.run(rider=knight(rb), horse=steed(rb, gait="Canter"), order="Active dodge").outcome \
+        == "refused"
+    assert p.run(rider=knight(rb), horse=steed(rb, gait="Walk"), order="Active dodge").outcome \
+        == "ordered"
+    r = rb.procedures["horse_responds"].run(horse=steed(rb, gait="Gallop"), order="Slower")
+    assert r.outcome["gait"] == "Canter" and r.combatants["horse"].fatigue == 0
+    r = rb.procedures["horse_responds"].run(horse=steed(rb, gait="Canter"), order="Faster")
+    assert r.outcome["gait"] == "Gallop" and r.combatants["horse"].fatigue == 1  # "Starting to gallop"
+
+
+def test_dismount_refusals(rb):
+    p = rb.procedures["dismount_horse"]
+    assert p.run(rider=knight(rb, mounted=False), horse=steed(rb)).outcome == "refused"
+    assert p.run(rider=knight(rb), horse=steed(rb, gait="Gallop")).outcome == "refused"
+
+
+def test_the_rider_parries_a_blow_at_his_horse_with_his_mounted_defence(rb):
+    # Parry by the rider: his Parry-Cut against the axe's cut, 32, plus the mounted table's
+    # third figure (5.8, 5.4: "0/0/-1"): 31. d10 9 is at the horse; d20 10: 10 + 10 < 31.
+    axe = footman(rb, training={"Hand axe": 5}, weapon="Hand axe")
+    r = rb.procedures["blow_at_horseman"].run(attacker=axe, defender=knight(rb), horse=steed(rb),
+                                             dice=[9, 10], defence="Parry")
+    assert r.outcome == "at_horse" and r.outcome["defence"] == "Parry"
+    assert r.outcome["horse_blow"] == "missed"
+    assert r.outcome["horse_blow"]["excess"] == 10 + 10 - 31
+
+
+def test_a_galloping_horse_cannot_dodge_actively_and_a_critical_hit_on_it(rb):
+    # The active dodge asked for becomes a passive one; d20 20 hits, d10 10: the attacker
+    # chooses the location (default Head), critical excess: Anti-Parry 9 + 20 - 13 = 16, + 10.
+    r = rb.procedures["blow_at_horseman"].run(attacker=footman(rb), defender=knight(rb),
+                                             horse=steed(rb, gait="Gallop"), dice=[9, 20, 10, 2],
+                                             defence="Active Dodge")
+    assert r.outcome["defence"] == "Passive Dodge"
+    blow = r.outcome["horse_blow"]
+    assert blow == "hit" and blow["location"] == "Head" and blow["excess"] == 26
+
+
+def test_horse_knocked_down_shies_on_the_ground_and_a_rider_who_stays_on(rb):
+    # "Knock down results are treated as the horse shying, ending on the ground": d20 2 does
+    # not throw him.
+    r = rb.procedures["horse_shies"].run(horse=steed(rb), rider=knight(rb), down=True, dice=[2])
+    assert r.outcome["thrown"] is False and r.combatants["rider"].mounted is True
+    gives = [e.value for e in r.trace if e.kind == "give"]
+    assert "Horse down" in gives and "Shying" in gives
+
+
+def test_lance_refused_from_a_standing_horse(rb):
+    # "The attack is then made by moving forwards"
+    r = rb.procedures["lance_attack"].run(rider=knight(rb), horse=steed(rb), defender=footman(rb))
+    assert r.outcome == "refused"
