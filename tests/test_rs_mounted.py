@@ -418,89 +418,6 @@ def test_wounds_to_a_horse_accumulate_and_the_second_brings_it_down(rb):
     assert r.combatants["defender"].mounted is True
 
 
-# ---- the encounter ------------------------------------------------------------------------------
-
-FILES = ["examples/ringing_steel/lancer.toml", "examples/ringing_steel/warhorse.toml",
-         "examples/ringing_steel/pikeman.toml", "examples/ringing_steel/axeman.toml"]
-
-
-def test_a_mounted_fighter_against_two_on_foot_from_shipped_files(rb):
-    lancer, horse, pike, axe = (rulecraft.read_fighter(rb, f) for f in FILES)
-    assert horse.hexes == (rulecraft.runtime.space.Hex(0, 0), rulecraft.runtime.space.Hex(-1, 0))
-    fight = rb.fight({"rider and steed": [lancer, horse], "footmen": [pike, axe]},
-                     encounter="mounted", seed=3, policy="competent")
-    procs = {e["procedure"] for e in fight.events if e["kind"] == "call"}
-    assert {"control_horse", "horse_responds", "blow_at_horseman"} <= procs
-    assert fight.winner() in ("rider and steed", "footmen")
-    log = fight.log()
-    assert "event response happens" in log
-
-
-def test_the_cli_plays_the_mounted_encounter():
-    from click.testing import CliRunner
-    from rulecraft.cli import cli
-    result = CliRunner().invoke(cli, ["fight", "ringing_steel", "--encounter", "mounted", FILES[0],
-                                      FILES[1], "vs", FILES[2], FILES[3], "--seed", "1",
-                                      "--policy", "competent"])
-    assert result.exit_code == 0, result.output
-    assert "sides: rider and steed (lancer, warhorse); footmen (pikeman, axeman)" in result.output
-
-
-def test_run_and_odds_take_a_horse_file_and_refuse_it_for_a_fighter():
-    # `model = "horse"` in a fighter file, as `rulecraft fight` reads it, for `run` and `odds`.
-    from click.testing import CliRunner
-    from rulecraft.cli import cli
-    run = CliRunner().invoke(cli, ["run", "ringing_steel", "horse_wounded",
-                                   f"horse=@{FILES[1]}", f"rider=@{FILES[0]}", "wound=Wound",
-                                   "--dice", "3,3,3,2"])
-    assert run.exit_code == 0, run.output
-    assert "steady" in run.output                  # 9 <= Will Power 7 + skill 5.4
-    odds = CliRunner().invoke(cli, ["odds", "ringing_steel", "horse_wounded",
-                                    f"horse=@{FILES[1]}", f"rider=@{FILES[0]}", "wound=Wound"])
-    assert odds.exit_code == 0 and "shied" in odds.output
-    wrong = CliRunner().invoke(cli, ["run", "ringing_steel", "horse_wounded",
-                                     f"horse=@{FILES[1]}", f"rider=@{FILES[1]}", "wound=Wound"])
-    assert wrong.exit_code != 0
-    assert f"rider: {FILES[1]} is a horse, and rider must be a fighter" in wrong.output
-
-
-def test_a_stationary_horse_turns_about_either_end(rb):
-    # "when stationary may keep either end fixed when turning. When moving the front end is
-    # always the fixed end for turns."
-    p = rb.procedures["horse_responds"]
-    front = p.run(horse=steed(rb), order="Turn left").combatants["horse"]
-    assert front.at == Hex(0, 0) and front.facing == 1
-    rear = p.run(horse=steed(rb), order="Turn left", rear_fixed=True).combatants["horse"]
-    assert rear.facing == 1 and Hex(-1, 0) in rear.hexes and rear.at != Hex(0, 0)
-    walking = p.run(horse=steed(rb, gait="Walk"), order="Turn left", rear_fixed=True)
-    assert walking.combatants["horse"].at == Hex(0, 0)
-
-
-def test_a_horse_that_misses_critically_is_delayed_d10_plus_two(rb):
-    r = rb.procedures["horse_attack"].run(horse=steed(rb), defender=footman(rb), dice=[1, 7])
-    assert r.outcome == "missed"
-    assert [(e.kind, e.value) for e in r.trace if e.kind == "delay"][-1] == ("delay", 9)
-
-
-def test_in_the_encounter_a_trained_horse_attacks_its_riders_target_in_its_way(rb):
-    lancer, horse, pike, axe = (rulecraft.read_fighter(rb, f) for f in FILES)
-    fight = rb.fight({"rider and steed": [lancer, horse], "footmen": [pike, axe]},
-                     encounter="mounted", seed=1, policy="competent", until=80)
-    kicks = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "horse_attack"]
-    assert kicks, "the warhorse (Training 6) never attacked"
-    lances = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "lance_attack"]
-    assert lances and lances[0]["value"] == "struck"
-
-
-def test_a_horse_must_have_training_two_to_be_ridden_in_combat(rb):
-    # "a single combat Training, which must be at least 2 for them to be ridden in combat"
-    green = steed(rb, training=1)
-    assert rb.procedures["control_horse"].run(rider=knight(rb), horse=green,
-                                              order="Faster").outcome == "refused"
-    assert rb.procedures["mounted_blow"].run(rider=knight(rb), horse=green,
-                                             defender=footman(rb)).outcome == "unhorsed"
-
-
 # ---- the remaining branches -------------------------------------------------------------------
 
 def test_horse_fatigue_table(rb):
@@ -564,3 +481,30 @@ def test_lance_refused_from_a_standing_horse(rb):
     # "The attack is then made by moving forwards"
     r = rb.procedures["lance_attack"].run(rider=knight(rb), horse=steed(rb), defender=footman(rb))
     assert r.outcome == "refused"
+
+
+def test_a_stationary_horse_turns_about_either_end(rb):
+    # "when stationary may keep either end fixed when turning. When moving the front end is
+    # always the fixed end for turns."
+    p = rb.procedures["horse_responds"]
+    front = p.run(horse=steed(rb), order="Turn left").combatants["horse"]
+    assert front.at == Hex(0, 0) and front.facing == 1
+    rear = p.run(horse=steed(rb), order="Turn left", rear_fixed=True).combatants["horse"]
+    assert rear.facing == 1 and Hex(-1, 0) in rear.hexes and rear.at != Hex(0, 0)
+    walking = p.run(horse=steed(rb, gait="Walk"), order="Turn left", rear_fixed=True)
+    assert walking.combatants["horse"].at == Hex(0, 0)
+
+
+def test_a_horse_that_misses_critically_is_delayed_d10_plus_two(rb):
+    r = rb.procedures["horse_attack"].run(horse=steed(rb), defender=footman(rb), dice=[1, 7])
+    assert r.outcome == "missed"
+    assert [(e.kind, e.value) for e in r.trace if e.kind == "delay"][-1] == ("delay", 9)
+
+
+def test_a_horse_must_have_training_two_to_be_ridden_in_combat(rb):
+    # "a single combat Training, which must be at least 2 for them to be ridden in combat"
+    green = steed(rb, training=1)
+    assert rb.procedures["control_horse"].run(rider=knight(rb), horse=green,
+                                              order="Faster").outcome == "refused"
+    assert rb.procedures["mounted_blow"].run(rider=knight(rb), horse=green,
+                                             defender=footman(rb)).outcome == "unhorsed"
