@@ -13,8 +13,9 @@ from rulecraft.runtime.tables import Band, IntRange
 from rulecraft.runtime.values import field_name, num
 
 _NUM = r"[-−]?\d+(?:\.\d+)?"
-INT_RE = re.compile(r"^[-−]?\d+$")
-NUM_RE = re.compile(rf"^{_NUM}$")
+# A number cell may print its sign: Ringing Steel's lance table prints "+10", "+0" and "-2".
+INT_RE = re.compile(r"^[-−+]?\d+$")
+NUM_RE = re.compile(r"^[-−+]?\d+(?:\.\d+)?$")
 RANGE_RE = re.compile(rf"^({_NUM})\s*(?:[-–—]|to)\s*({_NUM})$")
 UP_RE = re.compile(rf"^({_NUM})\s*(?:and up|and over|\+|or more)$")
 DOWN_RE = re.compile(rf"^({_NUM})\s*(?:and down|and under|or less)$")

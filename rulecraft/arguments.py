@@ -253,10 +253,15 @@ class Party:
     name: str
     values: dict[str, Any] = attrs.field(factory=dict)
     origins: dict[tuple[str, ...], str] = attrs.field(factory=dict)  # field path -> where
+    file_model: tuple[str, str] | None = None  # `model = "horse"` in a file, and the file
 
     def read(self, filename: str, limits: Limits) -> None:
         """`party=@file.json`: its fields replace those given before."""
         sheet = read_sheet(self.name, filename, limits)
+        # A fighter file of a model other than the first names it (`model = "horse"`, as
+        # `rulecraft fight` reads it): checked against the parameter's model, not a field.
+        if "model" in sheet:
+            self.file_model = (str(sheet.pop("model")), filename)
         self.values.update(sheet)
         replaced = [path for path in self.origins if path[0] in sheet]
         for path in replaced:
@@ -286,6 +291,10 @@ class Party:
         fields = {f.name: f for f in model.fields}
         given = [f.name for f in model.fields if f.role != "derived"]
         found: list[RangeError] = []
+        if self.file_model is not None and self.file_model[0] != model.name:
+            found.append(RangeError(f"{self.name}: {api.shown(self.file_model[1])} is a "
+                                    f"{self.file_model[0]}, and {self.name} must be a "
+                                    f"{model.name}"))
         for name, value in self.values.items():
             where, field = self.origin((name,)), fields.get(name)
             if field is None:

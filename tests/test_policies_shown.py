@@ -18,8 +18,8 @@ def test_show_lists_each_policy_and_what_it_answers():
     data = json.loads(CliRunner().invoke(cli, ["show", "ringing_steel", "--json"]).output)
     policy = next(p for p in data["policies"] if p["name"] == "competent")
     assert policy["name"] == "competent" and policy["title"] == "A competent fighter"
-    assert [a["choice"] for a in policy["answers"]][:5] == [  # part I's, then later parts'
-        "defence", "dodge_bias", "closing", "close_in", "target"]
+    assert {"defence", "dodge_bias", "closing", "close_in", "target"} <= {
+        a["choice"] for a in policy["answers"]}  # part I's, among later parts' own
     assert rulecraft.load("ringing_steel").policies["competent"].answers[1].text == '"Back"'
 
 

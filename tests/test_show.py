@@ -120,7 +120,8 @@ def test_show_lists_formulas_with_typed_parameters():
 def test_show_lists_procedures_with_choices_and_outcomes():
     text = flat(shown("ringing_steel"))
     assert ("melee_attack(attacker: fighter, defender: fighter, attack_bonus: -10..10 = 0, "
-            "defence_bonus: -10..10 = 0, simultaneous: bool = false)") in text
+            "defence_bonus: -10..10 = 0, simultaneous: bool = false, blow_bonus: -30..30 = 0, "
+            "strikes_as_long: bool = false)") in text
     assert ("choose defence by defender: Parry | Active Dodge | Passive Dodge | No Action "
             "(default Passive Dodge)") in text
     assert ('saving_throw(combatant: fighter, against: characteristic = "Willpower", '
