@@ -243,6 +243,12 @@ class _Merge:
         existing = self.rules.get(d.name)
         if existing is not None:
             kind = KINDS.get(type(existing), "rule")
+            if isinstance(d, s.ExampleDecl):  # named by its title
+                self.error(RulecraftError, f"the base already has an example called "
+                           f"{d.title!r} ({existing.span}): write `replace example "
+                           f'"{d.title}":` to restate it, or give yours a title of its own',
+                           d.span)
+                return
             self.error(RulecraftError, f"{d.name} is already a {kind} of the base "
                        f"({existing.span}): write `replace {kind} {d.name} …` to change it, "
                        "or give the new rule a name of its own", d.span)

@@ -191,3 +191,17 @@ def test_a_dice_default_of_a_fighter_s_figure_is_its_dice():
         rulecraft.compile('rulebook e "E"\n\ncombatant fighter "F":\n  strength: 1..20\n'
                           '  skill: 1..20 = strength + 1\n', "e.rules")
     assert (caught.value.line, caught.value.column) == (5, 18)
+
+
+def test_a_house_example_titled_as_one_of_its_base_s_says_to_replace_it(base):
+    house = base.parent / "house.rules"
+    house.write_text('rulebook house "House"\nextends "base.rules"\n\n'
+                     'example "The bonus of a strong fighter":\n  expect bonus(12) == 7\n',
+                     encoding="utf-8")
+    with pytest.raises(RulecraftError) as caught:
+        rulecraft.load(str(house))
+    assert (caught.value.line, caught.value.column) == (4, 1)
+    assert caught.value.message.startswith(
+        "the base already has an example called 'The bonus of a strong fighter' (")
+    assert 'write `replace example "The bonus of a strong fighter":` to restate it' in \
+        caught.value.message
