@@ -235,3 +235,10 @@ def test_the_modifiers_add_up_on_a_strike(rb):
     assert r.outcome.name == "no_chance"
     r = rb.procedures["strike"].run(attacker=a, defender=d, angle=0, dice=[90])
     assert dict(r.outcome)["chance"] == 76              # 150 - 34 - 40
+
+
+# "There are combat perception pluses for the opponent to notice;-) an attack once it becomes
+# committed(+30)."
+def test_a_committed_attack_is_easier_to_notice(rb):
+    cp = rb.formulas["committed_perception"]
+    assert (cp(3, 8), cp(4, 8), cp(8, 8)) == (0, 30, 30)
