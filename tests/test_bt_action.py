@@ -6,6 +6,8 @@ Every expected number is worked out by hand from the quoted sentence and written
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import rulecraft
@@ -242,3 +244,13 @@ def test_the_modifiers_add_up_on_a_strike(rb):
 def test_a_committed_attack_is_easier_to_notice(rb):
     cp = rb.formulas["committed_perception"]
     assert (cp(3, 8), cp(4, 8), cp(8, 8)) == (0, 30, 30)
+
+
+def test_the_to_hit_roll_has_exact_odds(rb):
+    # skill 100 at optimal distance: 01-95 hit, 96-00 always miss (CHOICE); a press of 3 at
+    # Over 1 halves: 50
+    odds = rb.procedures["to_hit"].odds(attacker=fighter(rb, skill=100), defender=fighter(rb))
+    assert odds["hit"] == Fraction(95, 100)
+    odds = rb.procedures["to_hit"].odds(attacker=fighter(rb, skill=100, distance=1.25),
+                                        defender=fighter(rb))
+    assert odds["hit"] == Fraction(50, 100)
