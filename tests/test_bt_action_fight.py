@@ -177,3 +177,22 @@ def test_a_gunman_shoots_regardless_of_stage(rb):
     gun, axe = read(rb, "gunman"), read(rb, "axeman")
     fight = rb.fight([gun, axe], seed=4, policy="steady")
     assert fight.result.outcome == "ended"
+
+
+# "Attacks against people closing with you at faster than 2 ft/ct can be made at 1/2 WSD (round
+# up)." and "For every 5 ft/ct above 5 ft/ct one is moving relative to the target one does an
+# extra.5*DAM." A charger at 12 ft/ct: the mace (WSD 8) meets it in 4 counts; its own blow does
+# half as much again (12 is 7 over 5: one step of 5) and its charge ends with the blow.
+def test_a_charge_is_met_at_half_wsd_and_strikes_harder(rb):
+    charger = fighter(rb, weapon="Mace", velocity=12, skill=200)
+    stander = fighter(rb, htk=400)
+    r = rb.procedures["action"].run(f=stander, foe=charger)
+    assert (r.outcome.name, dict(r.outcome)["counts"]) == ("attacking", 4)
+    # skill 200 - 40 (moving) - 120 (velocities 12 ft/ct apart) = 40; rolls 10: SL 3; chest; the
+    # mace's 3 and 3: 14, half as much again: 21
+    r = rb.procedures["action"].run(f=charger, foe=stander, finished="Attack", movement="Hold",
+                                    dice=[10, 30, 3, 3, 1, 1, 1, 1])
+    trace = r.explain()
+    assert "let sl = 3" in trace and "let scale = 1.5" in trace
+    assert "rolled = 14" in trace and "let damage = 21" in trace
+    assert r.combatants["f"].velocity == 0
