@@ -29,12 +29,12 @@ def test_blows_land_until_one_fighter_has_no_htk_left():
     rb = rulecraft.compile(FIGHT, "bt_blows.rules")
     a = rb.combatant(weapon="Scimitar", htk=60, pab=4, armour={"Haulberk": "Chain"})
     b = rb.combatant(weapon="Battle axe", htk=60, pab=4, armour={"Byrnie": "Studded leather"})
-    fight = rb.fight([a, b], seed=3)
+    fight = rb.fight([a, b], encounter="blows", seed=3)
     assert fight.result.outcome == "ended"
     a_left, b_left = (f.htk_left for f in fight.fighters)
     assert min(a_left, b_left) <= 0 < max(a_left, b_left) + 100
     log = fight.log()
     assert "damage_blow" in log
     # the same seed, the same fight
-    again = rb.fight([a, b], seed=3)
+    again = rb.fight([a, b], encounter="blows", seed=3)
     assert [f.htk_left for f in again.fighters] == [a_left, b_left]
