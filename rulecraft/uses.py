@@ -62,6 +62,8 @@ def _rule(decl: Any) -> str:
         return f"replace {_rule(decl.decl)}"
     if isinstance(decl, s.AmendDecl):
         return f"amend {decl.kind} {decl.name}"
+    if isinstance(decl, s.ExampleDecl):
+        return f'example "{decl.title}"'
     word = next((w for cls, w in WHAT.items() if isinstance(decl, cls)), None)
     if word == "procedure" and getattr(decl, "clock", None) is not None:
         word = "encounter"

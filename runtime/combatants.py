@@ -331,5 +331,7 @@ class Combatant:
 
     def __repr__(self) -> str:
         given = [f.name for f in self.model.fields if f.role == "characteristic"]
-        inner = ", ".join(f"{n}={self._values[n]!r}" for n in given)
+        # Dice as a rule writes them (`damage=d6`), the rest as Python would.
+        inner = ", ".join(f"{n}={self._values[n]}" if type(self._values[n]).__name__ == "Dice"
+                          else f"{n}={self._values[n]!r}" for n in given)
         return f"{self.model.name}({inner})"
