@@ -34,11 +34,21 @@ class Work:
         if self.left < 0:
             self.refuse(span, source)
 
-    def refuse(self, span: Span | None, source: str | None) -> None:
+    def refuse(self, span: Span | None, source: str | None,
+               progress: tuple[int, int] | None = None) -> None:
+        """Refuse, saying the work done and, when a loop knows how far it got (`progress`:
+        passes made, passes it has), about how much the whole loop needs."""
+        needed = self.limit - self.left  # what the work so far and this step come to
         self.left = -1  # refused for good: a caller that catches it cannot go on spending
+        said = f": {needed:,} by this step"
+        if progress is not None and 0 < progress[0] < progress[1]:
+            made, passes = progress
+            said += (f", with the loop here at pass {made + 1:,} of {passes:,}: all of it "
+                     f"needs about {needed * passes // (made + 1):,}")
         err = RangeError(f"this would take more than {self.limit:,} steps of work in all "
                          f"(loop passes, procedure calls and the items of lists, each weighed "
-                         f"by the steps it plays) {Limits.hint('work')}", span, source)
+                         f"by the steps it plays){said} {Limits.hint('work')}",
+                         span, source)
         err.limit = "work"  # type: ignore[attr-defined]  # as exact odds' refusals name theirs
         raise err
 

@@ -72,3 +72,18 @@ def test_a_removed_formula_is_used_by_its_calls_and_an_unused_rule_goes_quietly(
     house.write_text('rulebook h "H"\nextends ringing_steel\n\nremove reference hit_chances\n',
                      encoding="utf-8")
     assert "hit_chances" not in rulecraft.load(str(house)).references
+
+
+def test_a_work_refusal_says_the_work_done_and_what_the_loop_needs():
+    """"a refusal for exceeding a work limit says how much work it did and, where the engine
+    can, an estimate of what is needed"."""
+    rb = rulecraft.compile('rulebook w "W"\n\nprocedure p "P" ():\n  let n = 0\n'
+                           '  repeat until n > 1000000, at most 100000 times:\n'
+                           '    let n = n + 1\n  outcome done "D" with (total = n)\n', "w.rules")
+    with pytest.raises(RulecraftError) as caught:
+        rb.procedures["p"].run(limits=rulecraft.Limits(work=30000))
+    message = caught.value.message
+    assert "this would take more than 30,000 steps of work in all" in message
+    assert ": 30,006 by this step, with the loop here at pass 5,001 of 100,000: all of it needs " \
+           "about 600,000 (limit work;" in message
+    assert (caught.value.line, caught.value.column) == (5, 3)
