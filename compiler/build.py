@@ -9,7 +9,8 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
 from rulecraft.runtime.combatants import CombatantModel, Field, ValueType, check_value
-from rulecraft.runtime.errors import CycleError, RangeError, RulecraftError, RulecraftErrors, RuleTypeError, Span
+from rulecraft.runtime.errors import (CycleError, RangeError, RulecraftError, RulecraftErrors,
+                                      RuleTypeError, Span, text_of)
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.procedures import Procedure, Step
@@ -35,7 +36,8 @@ from .tables import PendingCell, TableBuilder
 from rulecraft.runtime.knowledge import StandingRule
 
 from .referee import check_standing
-from .examples import as_procedures, check_titles
+from .examples import about as example_about, as_procedures, check_titles
+from .examples import lines as example_lines
 from rulecraft.runtime.examples import Example, _combatant as make_combatant
 
 
@@ -140,7 +142,9 @@ class _Compiler:
         for proc in procedures.values():
             proc.fn = namespace[f"p_{proc.name}"]  # called with the arguments in order
         defer_steppers(self.scope, decls, procedures, namespace, self.tree.source)
-        worked = tuple(Example(d.title, d.span, d.dice, procedures.pop(name), d.comments)
+        worked = tuple(Example(d.title, d.span, d.dice, procedures.pop(name), d.comments,
+                               example_about(d),
+                               example_lines(d, text_of(self.tree.source, d.span.filename) or ""))
                        for name, d in examples.items())
         name, title, meta, comments = header
         rulebook = Rulebook(name, title, meta,

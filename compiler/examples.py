@@ -9,6 +9,7 @@ from typing import Any
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import RuleTypeError
 
+from .order import names_used
 from .scope import Scope
 
 Env = dict[str, tuple[str, Any]]
@@ -42,6 +43,31 @@ def check_titles(scope: Scope, examples: dict[str, Any]) -> None:
             scope.error(RuleTypeError, f"two examples are called {d.title!r} (the first at line "
                         f"{seen[d.title].span.line}): give each its own title", d.span)
         seen[d.title] = d
+
+
+def about(d: Any) -> tuple[str, ...]:
+    """The names an example's steps read, in order: the procedures of its `call` steps, the
+    functions and tables its expressions read (a sheet prints the example under the first that
+    is a rule of the rulebook)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, s.CallStep):
+            found.append(node.procedure)
+        found.extend(name for name, _ in names_used(node))
+        for block in getattr(node, "body", ()) if isinstance(getattr(node, "body", ()), tuple) \
+                else ():
+            walk(block)
+
+    for step in d.steps:
+        walk(step)
+    return tuple(dict.fromkeys(found))
+
+
+def lines(d: Any, source: str) -> tuple[str, ...]:
+    """An example's steps as written (its body's lines, comments left out)."""
+    body = source[d.span.start:d.span.end].split("\n")[1:]
+    return tuple(x.strip() for x in body if x.strip() and not x.strip().startswith("#"))
 
 
 class ExampleSteps:

@@ -60,6 +60,16 @@ class TableView:
     notes: tuple[Note, ...]
     status: str | None = None  # a house rule: "changed" or "added"
     added_rows: tuple[int, ...] = ()  # rows a house rule added, by index
+    examples: tuple[ExampleView, ...] = ()
+
+
+@attrs.frozen
+class ExampleView:
+    """A worked example printed under the rule it shows: its title, dice and steps."""
+
+    title: str
+    dice: str
+    lines: tuple[str, ...]
 
 
 @attrs.frozen
@@ -76,6 +86,7 @@ class FormulaView:
     status: str | None = None
     base: tuple[Rich, str | None] | None = None  # a house rule's: the base's rhs, rounding
     where: tuple[tuple[Rich, Rich], ...] = ()  # its local names, each with its value
+    examples: tuple[ExampleView, ...] = ()
 
 
 @attrs.frozen
@@ -89,6 +100,7 @@ class ProcedureView:
     notes: tuple[Note, ...]
     status: str | None = None
     base: tuple[StepView, ...] | None = None  # a house rule's: the base's steps
+    examples: tuple[ExampleView, ...] = ()
 
 
 @attrs.frozen
@@ -198,15 +210,33 @@ class _Builder:
     def sheet(self, paper: str) -> Sheet:
         rb = self.rb
         removed = tuple(sorted(n for n, o in self.origins.items() if o.status == "removed"))
+        worked = self.worked()
+
+        def under(views: Any) -> tuple[Any, ...]:  # each rule with the examples that show it
+            return tuple(attrs.evolve(v, examples=worked[v.name]) if v.name in worked else v
+                         for v in views)
+
         return Sheet(rb.name, rb.title, tuple(rb.meta.items()), paper, self.sources,
-                     tuple(self.procedure(p) for p in rb.procedures.values()),
-                     tuple(self.table(t) for t in rb.tables.values()) +
+                     under(self.procedure(p) for p in rb.procedures.values()),
+                     under(self.table(t) for t in rb.tables.values()) +
                      tuple(self.pattern(p) for p in getattr(rb, "patterns", {}).values()),
-                     tuple(self.formula(f) for f in rb.formulas.values()),
+                     under(self.formula(f) for f in rb.formulas.values()),
                      tuple(self.combatant(m) for m in _models(rb)),
                      tuple(self.reference(r) for r in getattr(rb, "references", {}).values()),
                      self.base.title if self.base is not None else None, removed,
                      tuple(self.policy(p) for p in getattr(rb, "policies", {}).values()))
+
+    def worked(self) -> dict[str, tuple[ExampleView, ...]]:
+        """The rulebook's worked examples by the rule each shows: the first procedure,
+        formula or table its steps read."""
+        rules = set(self.rb.procedures) | set(self.rb.formulas) | set(self.rb.tables)
+        found: dict[str, list[ExampleView]] = {}
+        for e in getattr(self.rb, "examples", ()):
+            rule = next((name for name in e.about if name in rules), None)
+            if rule is not None:
+                dice = ", ".join(str(d) for d in e.dice)
+                found.setdefault(rule, []).append(ExampleView(e.title, dice, e.lines))
+        return {rule: tuple(views) for rule, views in found.items()}
 
     def notes(self, comments: tuple[str, ...]) -> tuple[Note, ...]:
         return notes(comments) if self.sources else ()

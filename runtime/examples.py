@@ -63,6 +63,8 @@ class Example:
     dice: tuple[int, ...]
     procedure: Procedure = attrs.field(repr=False)
     comments: tuple[str, ...] = ()
+    about: tuple[str, ...] = ()  # the names its steps read, in order (a sheet: under the first rule)
+    lines: tuple[str, ...] = ()  # its steps as written
 
     def run(self, limits: Limits = DEFAULT_LIMITS) -> Outcome:
         """Play the example with its dice; report each check (an example with no dice given

@@ -206,3 +206,18 @@ def test_a_house_example_titled_as_one_of_its_base_s_says_to_replace_it(base):
         "the base already has an example called 'The bonus of a strong fighter' (")
     assert 'write `replace example "The bonus of a strong fighter":` to restate it' in \
         caught.value.message
+
+
+def test_a_sheet_prints_each_example_under_the_rule_it_shows():
+    """"Sheets can print an example under its rule": under the first procedure, formula or
+    table its steps read."""
+    md = rulecraft.sheet(rulecraft.load("ringing_steel"), "md")
+    wounds = md.split("### Wounds Table", 1)[1].split("\n### ", 1)[0]
+    assert '**Example: A damage factor of 5 to the head is a Wound**\n```\nexpect wounds[5, ' \
+           '"Head"] == "Wound"\n```' in wounds
+    attack = md.split("### Making an attack", 1)[1].split("\n### ", 1)[0]
+    assert "**Example: A swordsman's blow parried** (dice 5)" in attack
+    html = rulecraft.sheet(rulecraft.load("ringing_steel"), "html")
+    skill = html.split('id="formula-skill"', 1)[1].split("</article>", 1)[0]
+    assert '<p class="example-head">Example: A typical swordsman&#39;s skill and figures</p>' \
+        in skill
