@@ -221,3 +221,10 @@ def test_a_sheet_prints_each_example_under_the_rule_it_shows():
     skill = html.split('id="formula-skill"', 1)[1].split("</article>", 1)[0]
     assert '<p class="example-head">Example: A typical swordsman&#39;s skill and figures</p>' \
         in skill
+
+
+@pytest.mark.parametrize("name", rulecraft.builtin_rulebooks())
+def test_rulecraft_test_passes_on_every_built_in_rulebook(name):
+    result = CliRunner().invoke(cli, ["test", name])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{name}: ")
