@@ -174,6 +174,12 @@ procedure fallen_then_attacked "Knocked down, then attacked" (first: fighter, se
   call fall = knocked_down(second, 5)
   call blow = melee_attack(first, second)
   outcome done "Done" with (blow = blow)
+
+procedure fallen_up_then_attacked "Knocked down, up again, then attacked" (first: fighter, second: fighter):
+  call fall = knocked_down(second, 5)
+  call up = get_up(second, fall == "landed_well")
+  call blow = melee_attack(first, second)
+  outcome done "Done" with (blow = blow, rise_time = up.rise_time)
 """
 
 
@@ -188,6 +194,16 @@ def test_on_the_ground_no_active_defence(rb):
                  dice=[1, 1, 10, 6, 10])
     r = proc.run(first=ground.combatant(**S), second=ground.combatant(**S), dice=[1, 1, 10, 6, 2])
     assert r.outcome["blow"]["defence"] == "Passive Dodge"
+
+
+def test_up_again_he_parries(rb):
+    # "Getting up takes 3 walk moves unless the roll on landing was 1": landed well (d20 1),
+    # up in 2 x 6 = 12 tenths, and then a Parry is his again (d20 2: 10 + 2 - 32, parried).
+    ground = rulecraft.compile(GROUND)
+    r = ground.procedures["fallen_up_then_attacked"].run(
+        first=ground.combatant(**S), second=ground.combatant(**S), defence="Parry", dice=[1, 1, 1, 2])
+    assert r.outcome["rise_time"] == 12
+    assert r.outcome["blow"] == "parried" and r.outcome["blow"]["defence"] == "Parry"
 
 
 def test_getting_up(rb):
