@@ -30,6 +30,7 @@ WEAPONS = {  # type, range, A, B, DS, DC, modifier
     "Shield": ("Stab", "Close quarters", Decimal("1.0"), -4, Decimal("3.4"), Decimal("3.0"), 1),
 }
 COLUMN = {("Medium", "Cut"): 4, ("Long", "Stab"): 2}  # hit location columns, below
+COLUMN_NAME = {("Medium", "Cut"): "med/cut", ("Long", "Stab"): "long/stab"}  # the same, by name
 HIT = [  # d10 rows; columns short/stab, med/stab, long/stab, short/cut, med/cut, long/cut
     ["Head"] * 6,
     ["R Arm", "Head", "R Arm", "Head", "Head", "Head"],
@@ -181,6 +182,7 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
         defence = let(414, "defence", "Passive Dodge")
     weapon = WEAPONS[attacker["weapon"]]
     attack_type = let(416, "attack_type", weapon[0])
+    column = let(417, "column", COLUMN_NAME[(weapon[1], attack_type)])
     stab = attack_type == "Stab"
     weapon_parry = let(421, "weapon_parry", defender["parry_stab"] if stab else defender["parry_cut"])
     shield_parry = let(422, "shield_parry", defender["shield_parry_stab"] if stab
