@@ -120,7 +120,8 @@ def test_show_lists_formulas_with_typed_parameters():
 def test_show_lists_procedures_with_choices_and_outcomes():
     text = flat(shown("ringing_steel"))
     assert ("melee_attack(attacker: fighter, defender: fighter, attack_bonus: -10..10 = 0, "
-            "defence_bonus: -10..10 = 0, simultaneous: bool = false)") in text
+            "defence_bonus: -10..10 = 0, simultaneous: bool = false, blow_bonus: -30..30 = 0, "
+            "diving: bool = false, critical_only: bool = false, shield_covers: bool = false)") in text
     assert ("choose defence by defender: Parry | Active Dodge | Passive Dodge | No Action "
             "(default Passive Dodge)") in text
     assert ('saving_throw(combatant: fighter, against: characteristic = "Willpower", '
@@ -151,7 +152,7 @@ def test_show_lists_the_combatant_model():
 def test_show_json_has_stable_keys(rs):
     data = shown_json("ringing_steel")
     assert list(data) == ["rulebook", "title", "file", "tables", "formulas", "procedures",
-                          "combatants", "enums"]
+                          "combatants", "enums", "standing"]
     assert data["rulebook"] == "ringing_steel" and data["file"] == "ringing_steel.rules"
     assert [t["name"] for t in data["tables"]] == list(rs.tables)
     wounds = by_name(data["tables"], "wounds")
@@ -253,7 +254,9 @@ def test_show_an_enum_and_the_combatant_model():
                                                                               "injury")
     data = shown_json("ringing_steel", "fighter")
     assert data["kind"] == "combatant"
-    assert [f["name"] for f in data["state"]] == ["fatigue", "fatigue_recovered", "injuries"]
+    assert [f["name"] for f in data["state"]] == [
+        "fatigue", "fatigue_recovered", "injuries", "armour_damage", "shield_damage", "disarmed",
+        "weapon_broken", "disarm_ready", "weapon_in_left"]
 
 
 def test_show_finds_an_entry_by_its_printed_title():
