@@ -30,6 +30,7 @@ WEAPONS = {  # type, range, A, B, DS, DC, modifier
     "Shield": ("Stab", "Close quarters", Decimal("1.0"), -4, Decimal("3.4"), Decimal("3.0"), 1),
 }
 COLUMN = {("Medium", "Cut"): 4, ("Long", "Stab"): 2}  # hit location columns, below
+COLUMN_NAME = {("Medium", "Cut"): "med/cut", ("Long", "Stab"): "long/stab"}  # the same, by name
 HIT = [  # d10 rows; columns short/stab, med/stab, long/stab, short/cut, med/cut, long/cut
     ["Head"] * 6,
     ["R Arm", "Head", "R Arm", "Head", "Head", "Head"],
@@ -191,6 +192,10 @@ def careful_melee(attacker: dict[str, Any], defender: dict[str, Any], rng: Any,
                       'none)', True, 461))
         defence = let(463, "defence", "Passive Dodge")
     attack_type = let(465, "attack_type", weapon[0])
+    # Part IV: a diving attack is parried as a stab (a baseline fighter does not dive), and
+    # strikes on its own column of hit locations.
+    weapon_parry = let(467, "weapon_parry", weapon_parry)
+    let(468, "column", COLUMN_NAME[(weapon[1], attack_type)])
     with_shield = let(470, "with_shield", defence == "Parry" and shield_parry is not None
                       and (simultaneous or shield_parry >= weapon_parry))
     if defence == "Parry":

@@ -74,7 +74,7 @@ def test_the_brawler_file_moves_and_breathes_as_an_athlete(rb):
 def test_fatigue_goes_against_the_wind_then_the_limit_and_is_caught_back(rb):
     run = lambda name, **kw: rb.procedures[name].run(dice=[], **kw)  # noqa: E731
     s = load(rb, "swordsman")  # Wind 5
-    r = run("take_fatigue", fighter=s, points=4)
+    r = run("take_wind_fatigue", fighter=s, points=4)
     s = r.combatants["fighter"]
     assert (r.outcome, s.wind_taken, s.fatigue) == ("wind", 4, 0)
     # "reduced by one per 20 tenths ... Provided the current amount taken never exceeds the Wind
@@ -84,11 +84,11 @@ def test_fatigue_goes_against_the_wind_then_the_limit_and_is_caught_back(rb):
     assert (r.outcome["recovered"], s.wind_taken) == (2, 2)
     # "When the Wind is exceeded, the excess fatigue points and all those subsequently taken are
     # counted against the Fatigue Limit": 2 + 5 = 7, 2 over.
-    r = run("take_fatigue", fighter=s, points=5)
+    r = run("take_wind_fatigue", fighter=s, points=5)
     s = r.combatants["fighter"]
     assert (r.outcome, r.outcome["over"], s.wind_taken, s.winded, s.fatigue) == (
         "winded", 2, 5, True, 2)
-    r = run("take_fatigue", fighter=s, points=1)
+    r = run("take_wind_fatigue", fighter=s, points=1)
     s = r.combatants["fighter"]
     assert (r.outcome, s.fatigue, s.wind_taken) == ("limit", 3, 5)
     # "Fatigue is then as in the normal rules": recovered from the fatigue, not the Wind.
@@ -116,10 +116,10 @@ def test_entanglement_table_and_the_timings_it_feeds(rb):
 def test_a_grab_a_throw_and_the_grapple_on_the_ground(rb):
     # Brawler (hand AP 19, Base Speed 20 - 6.5 - 2 - 5 = 6) against the swordsman (14).
     # 6: grab, d20 20: grappling, the brawler with the advantage. 12: throw, d20 20; the fall:
-    # d6 1, d20 1 (landed well); he follows him down. 14: the swordsman tries to disengage
+    # d6 1, d10 5 (reaction), d20 1 (landed well); he follows him down. 14: the swordsman tries to disengage
     # ("the combatant without advantage has his decresed by five"), d20 1: still held.
     b, s = load(rb, "brawler"), load(rb, "swordsman")
-    fight = rb.fight([b, s], encounter="wrestle", dice=[20, 20, 1, 1, 1], policy="brawler",
+    fight = rb.fight([b, s], encounter="wrestle", dice=[20, 20, 1, 5, 1, 1], policy="brawler",
                      until=17)
     calls = [(e["time"], e["name"], e["value"].name) for e in fight.events
              if e["kind"] == "call" and e["name"] != "aftermath"]

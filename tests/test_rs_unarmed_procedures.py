@@ -157,13 +157,15 @@ def test_pulling_down_with_the_whip(rb, release, dice, outcome):
     assert r.outcome == outcome
 
 
-# ---- knocked down ----------------------------------------------------------------------------
+# ---- knocked down (one procedure with the knock-back part's: `knocked_down(combatant, bash)`;
+# its dice: the fall's d6 direction, the d10 reaction, the d20 landing, a critical's d10, the
+# d10 location; the damage factor it reports is the one reduced by one) ---------------------
 
 def test_a_fall_lands_well_on_a_one(rb):
     # "A roll of 1 indicates that the combatant has landed well and suffers no damage"; getting
     # up "reduced to 2" walk moves.
     s = fighter(rb, "Sword")
-    r = run(rb, "knocked_down", [4, 1], fighter=s, bash_score=20, chooser=s)
+    r = run(rb, "knocked_down", [4, 5, 1], combatant=s, bash_score=20)
     assert (r.outcome, r.outcome["direction"], r.outcome["rise_time"]) == ("landed_well", "Right", 12)
 
 
@@ -171,29 +173,29 @@ def test_a_fall_hurts_with_a_damage_factor_one_less(rb):
     # d20 17: excess 17 - 13 = 4; d10 6 short/stab: Chest (armour 8); bash 20: 12 + 4 = 16 / 4 =
     # DF 4, "all other damage factors are reduced by one": 3, Chest L Wound.
     s = fighter(rb, "Sword")
-    r = run(rb, "knocked_down", [6, 17, 6], fighter=s, bash_score=20, chooser=s)
+    r = run(rb, "knocked_down", [6, 5, 17, 6], combatant=s, bash_score=20)
     o = r.outcome
     assert (o, o["excess"], o["location"], o["damage_factor"], o["wound"]) == (
-        "hurt", 4, "Chest", 4, "L Wound")
-    assert r.combatants["fighter"].injuries == {"Chest": ("L Wound",)}
+        "injured", 4, "Chest", 3, "L Wound")
+    assert r.combatants["combatant"].injuries == {"Chest": ("L Wound",)}
     assert o["rise_time"] == 18  # "Getting up takes 3 walk moves"
 
 
 def test_a_fall_of_damage_factor_one_does_not_injure(rb):
-    # d20 5: excess 5 - 13 < 0 -> 0; d10 1: Head (armour 8); bash 10: 2 / 4 -> DF 1: no injury.
+    # d20 5: excess 5 - 13 < 0 -> 0; d10 1: Head (armour 8); bash 10: 2 / 4 -> DF 1 -> 0: none.
     s = fighter(rb, "Sword")
-    r = run(rb, "knocked_down", [6, 5, 1], fighter=s, bash_score=10, chooser=s)
-    assert (r.outcome, r.outcome["excess"], r.outcome["damage_factor"]) == ("unhurt", 0, 1)
+    r = run(rb, "knocked_down", [6, 5, 5, 1], combatant=s, bash_score=10)
+    assert (r.outcome, r.outcome["excess"], r.outcome["damage_factor"]) == ("unhurt", 0, 0)
 
 
 def test_a_critical_fall(rb):
     # 20: "treated for a critical hit": d10 3 added: 20 - 13 + 3 = 10; d10 8: Abdomen (8);
     # bash 18: (10 + 10) / 4 = 5 -> 4: Abdomen L Wound.
     s = fighter(rb, "Sword")
-    r = run(rb, "knocked_down", [6, 20, 3, 8], fighter=s, bash_score=18, chooser=s)
+    r = run(rb, "knocked_down", [6, 5, 20, 3, 8], combatant=s, bash_score=18)
     o = r.outcome
     assert (o["excess"], o["location"], o["damage_factor"], o["wound"]) == (
-        10, "Abdomen", 5, "L Wound")
+        10, "Abdomen", 4, "L Wound")
 
 
 # ---- who may strike a fallen man -------------------------------------------------------------
@@ -282,12 +284,13 @@ def test_a_dodge_in_a_grapple_moves_both_to_a_random_hex(gr):
 
 
 def test_a_throw_from_a_grapple_and_following_down(gr):
-    # hand AP 16 vs PDF 13; d20 10: excess 13; the fall: d6 2, d20 1 (landed well).
-    o = held(gr, [10, 2, 1], then="throw")
+    # hand AP 16 vs PDF 13; d20 10: excess 13; the fall: d6 2, d10 5 (reaction), d20 1 (landed
+    # well).
+    o = held(gr, [10, 2, 5, 1], then="throw")
     assert (o["result"], o["result"]["thrown"], o["ground"], o["down"], o["grappling"]) == (
         "done", True, True, False, True)
     # not following: "the two combatants are considered disengaged"; he lies on the ground
-    o = held(gr, [10, 2, 1], then="throw", follow_down=False)
+    o = held(gr, [10, 2, 5, 1], then="throw", follow_down=False)
     assert (o["grappling"], o["a_adv"], o["down"]) == (False, False, True)
     # "no throws are possible" on the ground; a failed throw
     assert held(gr, [], then="throw", ground=True)["result"]["thrown"] is False

@@ -168,7 +168,7 @@ def test_procedures_are_numbered_steps_in_words_linking_their_tables(sheets):
     assert '<a class="m-name" href="#procedure-after_the_blow">After the blow</a>' in page
     md = sheets[("ringing_steel", "md")]
     assert "[Wounds Table](#wounds-table)" in md
-    assert "- **18.9** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
+    assert "- **20.9** Wound = [Wounds Table](#wounds-table)\\[min(Damage Factor, 12), Area\\]." \
         in md
 
 

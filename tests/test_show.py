@@ -121,6 +121,7 @@ def test_show_lists_procedures_with_choices_and_outcomes():
     text = flat(shown("ringing_steel"))
     assert ("melee_attack(attacker: fighter, defender: fighter, attack_bonus: -10..10 = 0, "
             "defence_bonus: -10..10 = 0, simultaneous: bool = false, blow_bonus: -30..30 = 0, "
+            "diving: bool = false, critical_only: bool = false, shield_covers: bool = false, "
             "strikes_as_long: bool = false)") in text
     assert ("choose defence by defender: Parry | Active Dodge | Passive Dodge | No Action "
             "(default Passive Dodge)") in text
