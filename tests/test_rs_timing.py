@@ -119,3 +119,40 @@ def test_two_against_one_on_the_hex_grid_from_the_shipped_files():
     assert "sides: heroes (swordsman, spearman); foes (champion) — won by" in out
     assert "won by nobody" not in out
     assert once.output == runner.invoke(cli, args).output  # seeded: the same fight
+
+
+def test_avoid_walks_back_out_of_range(rb):
+    # "Avoid: Move back to attempt to remain out of range." ("AV Avoid *F or *B": a Walk Back,
+    # WB = 2*WF = 12 in Standard armour.) Both avoid: one hex apart, then two, then three, and
+    # one walks back in (WF 6) before closing again.
+    fight = rb.fight([rb.combatant(**S), rb.combatant(**S)],
+                     choices={"closing": ["Avoid", "Avoid", "Attack", "Attack"]},
+                     dice=[5] * 20, until=40, names=["Ann", "Bob"])
+    log = fight.log()
+    assert "0 Ann          Ann's action completes at 12 (as Avoiding)" in log
+    assert "12 Ann          distance = 2" in log and "12 Bob          distance = 3" in log
+    assert "Bob's action completes at 18 (as Walking)" in log
+
+
+def test_changing_weapons(rb):
+    # "To draw a weapon or to replace it in its sheath takes a time equal to te combatant's Base
+    # Speed with the weapon To drop a weapon takes two tenths. ... to pick up ... two Walk
+    # moves. During these moves no active defence can be made."
+    table = rb.tables["weapon_changes"]
+    assert list(table.key_values()) == ["Draw", "Sheathe", "Drop", "Pick up"]
+    times = {k: table.lookup(k).time for k in table.key_values()}
+    assert times["Draw"](base_speed=12, walk=6) == 12 and times["Sheathe"](base_speed=9, walk=6) == 9
+    assert times["Drop"] == 2 and times["Pick up"](base_speed=12, walk=7) == 14
+    assert [table.lookup(k).active_defence for k in ("Drop", "Pick up")] == ["yes", "no"]
+
+
+def test_close_quarters(rb):
+    # "When in close quarters only short range weapons may be used"; "A combatant using a short
+    # range weapon may attempt to come into close quarters ... with the attack failing by at
+    # least two."
+    usable = rb.formulas["usable_at_close_quarters"]
+    assert (usable(weapon="Dagger"), usable(weapon="Shield"), usable(weapon="Sword")) == (
+        True, True, False)
+    enter = rb.formulas["may_enter_close_quarters"]
+    assert (enter(weapon="Dagger", excess=-2), enter(weapon="Dagger", excess=-1),
+            enter(weapon="Sword", excess=-5)) == (True, False, False)
