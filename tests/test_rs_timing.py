@@ -156,3 +156,22 @@ def test_close_quarters(rb):
     enter = rb.formulas["may_enter_close_quarters"]
     assert (enter(weapon="Dagger", excess=-2), enter(weapon="Dagger", excess=-1),
             enter(weapon="Sword", excess=-5)) == (True, False, False)
+
+
+def test_a_retreat_after_a_stopped_attack_takes_a_walk_back(rb):
+    # "A break off can also be achieved by ode combatant making a Retreat action. This consists
+    # off two moves back ... It can only occur immediately after an attack has been
+    # successfully stopped, when the combatant has the advantage. The time for this action is
+    # that for a single Walk Back" (RT: WB, 2 x 6 tenths in Standard armour).
+    made = [rulecraft.read_fighter(rb, RS + n + ".toml") for n in ("swordsman", "spearman",
+                                                                    "champion")]
+    fight = rb.fight([made[:2], made[2:]], encounter="grid_skirmish", seed=1, policy="competent",
+                     names=["swordsman", "spearman", "champion"],
+                     choices={"retreat": [True] * 400}, until=60)
+    log = fight.log()
+    assert "27 champion     retreat = yes (by foe, scripted)" in log
+    assert "27 champion     swordsman's action completes at 39 (as Retreating)" in log
+    # Without the choice (the policy keeps the default) nobody retreats.
+    plain = rb.fight([made[:2], made[2:]], encounter="grid_skirmish", seed=1, policy="competent",
+                     names=["swordsman", "spearman", "champion"], until=60).log()
+    assert "retreat = no" in plain and "(as Retreating)" not in plain
