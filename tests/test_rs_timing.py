@@ -175,3 +175,31 @@ def test_a_retreat_after_a_stopped_attack_takes_a_walk_back(rb):
     plain = rb.fight([made[:2], made[2:]], encounter="grid_skirmish", seed=1, policy="competent",
                      names=["swordsman", "spearman", "champion"], until=60).log()
     assert "retreat = no" in plain and "(as Retreating)" not in plain
+
+
+def test_defending_only_against_two_attackers_and_their_attacks_at_one_tenth(rb):
+    # "A combatant who is the target of two or more opponents may choose to defend only ... He
+    # is then able to make active defences against the attacks of both unless they make attacks
+    # at the same time when only one is defended against, chosen at random." Two like swordsmen
+    # strike at the champion at the same tenth: a d2 says which one he defends against.
+    def swordsman():
+        return rulecraft.read_fighter(rb, RS + "swordsman.toml")
+
+    champion = rulecraft.read_fighter(rb, RS + "champion.toml")
+    fight = rb.fight([[swordsman(), swordsman()], [champion]],
+                     encounter="grid_skirmish", seed=9, policy="competent",
+                     names=["ann", "bob", "champion"], choices={"defend_only": [True] * 400},
+                     until=330)
+    log = fight.log()
+    assert "0 champion     champion is Defending only (until ended)" in log
+    assert "0 champion     champion's action completes at 1 (as Designating)" in log
+    # d2 = 1: Bob's blow is parried, Ann's at the same tenth meets a Passive Dodge.
+    lines = log.splitlines()
+    at = lines.index("    92 bob          defended = 1")
+    assert lines[at + 1] == "    92 bob          ann is Undefended (until ended)"
+    assert "defence Parry" in lines[at + 2]
+    ann = next(line for line in lines[at:] if line.startswith("    92 ann          blow ="))
+    assert "defence Passive Dodge" in ann
+    # d2 = 2: the first of the two blows meets the Passive Dodge.
+    at = lines.index("   320 ann          defended = 2")
+    assert "defence Passive Dodge" in lines[at + 1]
