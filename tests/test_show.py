@@ -122,7 +122,7 @@ def test_show_lists_procedures_with_choices_and_outcomes():
     assert ("melee_attack(attacker: fighter, defender: fighter, attack_bonus: -10..10 = 0, "
             "defence_bonus: -10..10 = 0, simultaneous: bool = false, blow_bonus: -30..30 = 0, "
             "diving: bool = false, critical_only: bool = false, shield_covers: bool = false, "
-            "strikes_as_long: bool = false)") in text
+            "strikes_as_long: bool = false, active_defence: bool = true)") in text
     assert ("choose defence by defender: Parry | Active Dodge | Passive Dodge | No Action "
             "(default Passive Dodge)") in text
     assert ('saving_throw(combatant: fighter, against: characteristic = "Willpower", '
@@ -155,7 +155,7 @@ def test_show_json_has_stable_keys(rs):
     # The keys every rulebook has, in this order; then those of what it declares (part III's
     # missile diagrams, a policy): a rulebook without them has none.
     assert list(data) == ["rulebook", "title", "file", "tables", "formulas", "procedures",
-                          "combatants", "enums", "standing", "patterns", "policies"]
+                          "combatants", "enums", "standing", "patterns", "units", "policies"]
     assert data["rulebook"] == "ringing_steel" and data["file"] == "ringing_steel.rules"
     assert [t["name"] for t in data["tables"]] == list(rs.tables)
     wounds = by_name(data["tables"], "wounds")
