@@ -70,3 +70,26 @@ def test_in_the_encounter_a_trained_horse_attacks_its_riders_target_in_its_way(r
     assert kicks, "the warhorse (Training 6) never attacked"
     lances = [e for e in fight.events if e["kind"] == "call" and e["procedure"] == "lance_attack"]
     assert lances and lances[0]["value"] == "struck"
+
+
+def test_missiles_and_a_mounted_fighter_in_one_encounter():
+    """Issue 18: "one with missiles and a mounted fighter": an archer among the footmen shoots
+    at the lancer while he is more than a hex off, at the end of his load, aim and fire."""
+    from pathlib import Path
+
+    import rulecraft
+
+    rb = rulecraft.load("ringing_steel")
+    folder = Path(__file__).parent.parent / "examples" / "ringing_steel"
+    lancer, horse, archer, pikeman = (
+        rulecraft.read_fighter(rb, str(folder / f"{name}.toml"))
+        for name in ("lancer", "warhorse", "archer", "pikeman"))
+    fight = rb.fight({"rider and steed": [lancer, horse], "footmen": [archer, pikeman]},
+                     encounter="mounted", seed=2, policy="competent",
+                     names=["lancer", "warhorse", "archer", "pikeman"])
+    volleys = [e for e in fight.events if e["kind"] == "call" and e["name"] == "volley"]
+    assert volleys and all(e["who"] is not None for e in volleys)
+    assert {e["procedure"] for e in volleys} == {"missile_shot"}
+    shots = fight.fighters[2].missiles_fired
+    assert shots == len(volleys) and 0 < shots <= archer.missiles_carried
+    assert "lancer" in fight.log() and "volley = missile_shot: hit" in fight.log()
