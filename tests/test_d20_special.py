@@ -204,8 +204,11 @@ def test_surprise(rb):
 
 
 # ---- Initiative -----------------------------------------------------------------------------
-def names(order, fighters):
-    return [next(n for n, f in fighters.items() if f == o) for o in order]
+def ranked(r, hth=False):
+    """The round's order as the melee encounter takes its turns: band, roll, roll-offs."""
+    party = [r.combatants[f"party[{i}]"] for i in range(len(r.combatants))]
+    band = lambda c: (2 if c.dex >= 3 else 0) + (1 if hth and c.hth_trained else 0)  # noqa: E731
+    return sorted(party, key=lambda c: (band(c), c.initiative, c.roll_off), reverse=True)
 
 
 # "anyone with a +3 or +4 in Dex bonus will act first in every rd." "If there are multiple
@@ -213,7 +216,7 @@ def names(order, fighters):
 def test_high_dex_acts_first(rb):
     party = [hero(rb, dex=1), hero(rb, dex=3), hero(rb, dex=4)]
     r = run(rb, "roll_initiative", [20, 2, 9], party=party)
-    order = r.outcome["order"]
+    order = ranked(r)
     assert [o.dex for o in order] == [4, 3, 1]
 
 
@@ -222,27 +225,27 @@ def test_ties_rolled_off(rb):
     party = [hero(rb, dex=0), hero(rb, dex=1), hero(rb, dex=2)]
     # 12, 12, 5: the first two tie; roll-off 3 vs 17
     r = run(rb, "roll_initiative", [12, 12, 5, 3, 17], party=party)
-    assert [o.dex for o in r.outcome["order"]] == [1, 0, 2]
+    assert [o.dex for o in ranked(r)] == [1, 0, 2]
     # a roll-off that ties again is rolled again: 8, 8 then 4, 15
     r = run(rb, "roll_initiative", [12, 12, 5, 8, 8, 4, 15], party=party)
-    assert [o.dex for o in r.outcome["order"]] == [1, 0, 2]
+    assert [o.dex for o in ranked(r)] == [1, 0, 2]
 
 
 # "Similar combatants may share the same roll as a logical grouping."
 def test_groups_share_a_roll(rb):
     party = [hero(rb, dex=0, group="thugs"), hero(rb, dex=2), hero(rb, dex=1, group="thugs")]
     r = run(rb, "roll_initiative", [14, 9], party=party)       # the thugs 14, the other 9
-    assert [o.initiative for o in r.outcome["order"]] == [14, 14, 9]
-    assert [o.dex for o in r.outcome["order"]] == [0, 1, 2]
+    assert [o.initiative for o in ranked(r)] == [14, 14, 9]
+    assert [o.dex for o in ranked(r)] == [0, 1, 2]
 
 
 # "(In HTH combat, those with the HTH Trained skill will go first over untrained.)"
 def test_hth_trained_first_in_hand_to_hand(rb):
     party = [hero(rb, dex=0), hero(rb, dex=1, hth_trained=True)]
     r = run(rb, "roll_initiative", [15, 4], party=party, hth=True)
-    assert [o.dex for o in r.outcome["order"]] == [1, 0]
+    assert [o.dex for o in ranked(r, hth=True)] == [1, 0]
     r = run(rb, "roll_initiative", [15, 4], party=party, hth=False)
-    assert [o.dex for o in r.outcome["order"]] == [0, 1]
+    assert [o.dex for o in ranked(r)] == [0, 1]
 
 
 # ---- Whole fights ---------------------------------------------------------------------------
@@ -273,3 +276,45 @@ def test_odds_of_a_strike():
                                    "defender=@examples/d20_modern/brawler.toml"])
     assert out.exit_code == 0, out.output
     assert "hit" in out.output
+
+
+# ---- The round, in the melee encounter --------------------------------------------------------
+def aims(fight):
+    return [line.split()[1] for line in fight.log().splitlines() if " aims at " in line]
+
+
+# "anyone with a +3 or +4 in Dex bonus will act first in every rd." ... "Have a roll off between
+# any ties." ... "ranked from high roll to lowest and attack, in order, each rd."
+def test_a_round_in_initiative_order(rb):
+    ann, bo, cy = hero(rb, dex=0), hero(rb, dex=4), hero(rb)
+    # ann 12, bo 2 (but Dex +4), cy 12: ann and cy roll off, 3 against 17; every blow a 1.
+    f = rb.fight({"heroes": [ann, bo], "foes": [cy]}, dice=[12, 2, 12, 3, 17, 1, 1, 1], until=1,
+                 names=["ann", "bo", "cy"])
+    assert aims(f) == ["bo", "cy", "ann"]
+
+
+# "The attackers may act without a counterattack from the other side."
+def test_surprise_round(rb):
+    ann, cy = hero(rb), hero(rb)
+    f = rb.fight({"heroes": [ann], "foes": [cy]}, dice=[5, 12, 1], until=1, names=["ann", "cy"],
+                 settings={"surprise": True})
+    assert aims(f) == ["ann"]
+
+
+# "A grappler will always go last in the initiative order." "If other attackers, who delayed
+# their action in the rd, are assisting (up to three more), add their Str scores".
+def test_a_grapple_in_the_round_goes_last_with_its_helper(rb):
+    grappler, helper = hero(rb, plan="Grapple", dex=2), hero(rb, plan="Delay", str=4)
+    victim = hero(rb, str=5)                             # DC 17
+    # initiative: grappler 20, helper 15, victim 10; both wait; the victim attacks (1: miss);
+    # the grappler's attack 10 hits, Str check 11 + 2 + 4 = 17; the helper assists right after.
+    # Round 2 (18, 12, 6): the grappler knocks the pinned victim out ("pinned, where they can be
+    # bound or even knocked out"); a bare-handed fight, so no coup de grace.
+    f = rb.fight({"heroes": [grappler, helper], "foes": [victim]},
+                 dice=[20, 15, 10, 1, 10, 11, 18, 12, 6], until=2, names=["gus", "hal", "vic"])
+    log = f.log()
+    assert log.index("vic aims at") < log.index("hold = grapple: pinned")
+    assert "vic is Pinned" in log
+    assert log.index("hold = grapple: pinned") < log.index("assists the grapple")
+    assert "ko = surprise_knockout: knocked_out" in log
+    assert f.winner() == "heroes"
