@@ -108,3 +108,15 @@ def test_xp_negates_damage_with_a_ruling(rb):
     d = r.combatants["defender"]
     assert (d.hp, d.xp) == (5, 100)
     assert any(e.kind == "ruling" for e in r.trace)
+
+
+# The language: a flat list of one fighter for each side of lists is a side of one each.
+def test_one_fighter_to_each_side_of_lists(rb):
+    a, b = hero(rb), hero(rb, weapon="Knife")
+    f = rb.fight([a, b], seed=5)
+    assert [name for name, _ in f.sides] == ["heroes", "foes"]
+    assert [len(members) for _, members in f.sides] == [1, 1]
+    assert f.winner() in ("heroes", "foes")
+    # three fighters to two sides of lists is not one each: refused as before
+    with pytest.raises(Exception):
+        rb.fight([a, b, hero(rb)], seed=5)
