@@ -318,3 +318,24 @@ def test_a_grapple_in_the_round_goes_last_with_its_helper(rb):
     assert log.index("hold = grapple: pinned") < log.index("assists the grapple")
     assert "ko = surprise_knockout: knocked_out" in log
     assert f.winner() == "heroes"
+
+
+# "Combatants who are knocked down have to give up their action for the rd to stand up."
+def test_knocked_down_gives_up_the_round_to_stand(rb):
+    ann, vic = hero(rb, plan="Stunt: knock down", dex=4), hero(rb)
+    # ann first (Dex +4); her stunt 15 + 3 + 2 knocks vic down; vic stands instead of attacking;
+    # round 2 (12, 9): ann's stunt fails (1), vic attacks (1).
+    f = rb.fight([ann, vic], dice=[10, 5, 15, 12, 9, 1, 1], until=2, names=["ann", "vic"])
+    first = f.log().split("round = 2")[0]
+    assert "vic is Knocked down" in first and "vic is no longer Knocked down" in first
+    assert "vic aims at" not in first
+    assert "vic aims at ann" in f.log().split("round = 2")[1]
+
+
+# "A stunned combatant cannot take any action in that condition, except to defend themselves."
+def test_stunned_only_defends(rb):
+    ann, vic = hero(rb, plan="Stunt: appeal", dex=4, appeal=5), hero(rb)
+    # ann's burn: 10 + 5 against the referee's DC 15 stuns vic for the round after.
+    f = rb.fight([ann, vic], dice=[10, 5, 10], until=1, names=["ann", "vic"])
+    assert "stunned: defends only" in f.log()
+    assert "vic aims at" not in f.log()
