@@ -339,3 +339,12 @@ def test_stunned_only_defends(rb):
     f = rb.fight([ann, vic], dice=[10, 5, 10], until=1, names=["ann", "vic"])
     assert "stunned: defends only" in f.log()
     assert "vic aims at" not in f.log()
+
+
+# "Blinded combatants cannot make directed attacks. ... detection of Stealth always fails.
+# Deafened combatants ... will be unable to detect anyone sneaking up behind them."
+def test_blinded_and_deafened(rb):
+    for title in ("A blinded combatant cannot attack and cannot detect a sneak",
+                  "A deafened guard hears nobody behind him"):
+        outcome = example(rb, title)
+        assert outcome.passed, outcome
