@@ -288,7 +288,9 @@ class _Words:
 
     def condition(self, text: str) -> Rich:
         """Lasting conditions: `give f "Stunned" for T`, `end f "Stunned"`."""
-        found = re.match(rf"(give|end)\s+({_NAME})\s+(.+?)(?:\s+for\s+(.+))?$", text)
+        # A quoted condition is taken whole: "Left for dead" for 1 hour (d20 modern).
+        found = re.match(rf'(give|end)\s+({_NAME})\s+("[^"]*"(?:\s+on\s+.+?)?|.+?)'
+                         rf'(?:\s+for\s+(.+))?$', text)
         if found is None:
             return (Piece(text),)
         verb, party, condition, duration = found.groups()

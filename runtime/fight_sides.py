@@ -30,6 +30,16 @@ def by_sides(fighters: Any) -> bool:
         isinstance(f, (list, tuple)) for f in fighters)
 
 
+def one_to_each_side(encounter: Procedure, fighters: Any) -> bool:
+    """Whether a flat list gives one fighter to each side of an encounter whose sides are
+    lists (`rulecraft fight d20_modern A.toml B.toml` on `melee(heroes: list hero, foes: list
+    hero)`): each is then a side of one."""
+    params = side_params(encounter)
+    return (not encounter.sides and len(params) >= 2 and len(fighters) == len(params)
+            and all(p.type.kind == "list" for p in params)
+            and all(isinstance(f, Combatant) for f in fighters))
+
+
 def side_arguments(encounter: Procedure, fighters: Any) -> dict[str, Any]:
     """Each side's fighters as the arguments of its parameters: all to a side's one list
     parameter, else one to each of its combatant parameters in order."""

@@ -16,7 +16,7 @@ import attrs
 from .clock_calls import EVENT_KINDS, event_line
 from .combatants import Combatant
 from .errors import RangeError
-from .fight_sides import Sides, by_sides, many_a_side, side_arguments, sides_of, winner
+from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
 from .results import Result, jsonable, who
@@ -125,6 +125,8 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     chosen = pick_encounter(rulebook, encounter)
     if by_sides(fighters):
         arguments = side_arguments(chosen, fighters)
+    elif one_to_each_side(chosen, list(fighters)):
+        arguments = side_arguments(chosen, [[f] for f in fighters])
     else:
         arguments = _arguments(chosen, list(fighters))
     arguments.update(settings or {})  # the encounter's other parameters (`apart=4`)
