@@ -8,20 +8,12 @@ import pytest
 import rulecraft
 
 # A level-3 fighter: BAB +3 (sample: +1 a level), Str +2, Dex +1.
-BASE = dict(level=3, str=2, dex=1, con=1, wis=0, cha=0, max_hp=20, hp=20, weapon="Fists")
+from d20_samples import BASE, hero, run  # noqa: F401 - BASE for the tests' own figures
 
 
 @pytest.fixture(scope="module")
 def rb():
     return rulecraft.load("d20_modern")
-
-
-def hero(rb, **figures):
-    return rb.combatant(**{**BASE, **figures})
-
-
-def run(rb, name, dice, **args):
-    return rb.procedures[name].run(dice=dice, **args)
 
 
 # "Personal Armor Class (AC): 10 + Dex bonus + ½ level + any worn armor bonus"
