@@ -9,7 +9,7 @@ from click.testing import CliRunner
 import rulecraft
 from rulecraft.cli import cli
 
-from d20_samples import BASE, hero, run  # noqa: F401 - BASE for the tests' own figures
+from d20_samples import hero, run
 
 
 @pytest.fixture(scope="module")
