@@ -1,7 +1,7 @@
 """The two language additions part III asked for: `has_entry(TABLE[keys])` (is a cell printed
 there?) and the parts of a `6/40` record in a column of mixed kinds, read by position."""
 
-from tests.samples import book, error_of
+from samples import book, error_of
 
 RANGES = '''
 enum missile_range: Short, Medium, Long, Extreme
