@@ -58,7 +58,7 @@ def test_removing_a_table_the_base_still_uses_is_one_error_at_the_remove_line(tm
     assert (err.filename, err.line, err.column) == (str(house), 4, 1)
     assert err.message.startswith("table hit_location_column cannot be removed: rules of the "
                                   "rulebook still use it — procedure melee_attack "
-                                  "(ringing_steel.rules lines ")
+                                  "(ringing_steel.rules line")
     assert "did you mean" not in str(err)
 
 
