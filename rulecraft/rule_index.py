@@ -16,18 +16,13 @@ import attrs
 from rulecraft.dsl import words
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
+from rulecraft.compiler.overlay import KINDS
 from rulecraft.runtime.errors import RulecraftError, Span
 
 from .api import compile as compile_rules
 from .api import read_rule_file
 from .listing import builtin_rulebooks
 
-# What each declaration is called in words (hover, outline).
-KINDS = {
-    s.RulebookDecl: "rulebook", s.EnumDecl: "enum", s.TableDecl: "table",
-    s.FormulaDecl: "formula", s.CombatantDecl: "combatant", s.ProcedureDecl: "procedure",
-    s.PolicyDecl: "policy", s.ReferenceDecl: "reference",
-}
 WORD = re.compile(r"[^\W\d]\w*")
 
 
@@ -119,9 +114,9 @@ def entries(text: str, path: str) -> list[Entry]:
 def _entries(tree: s.File, path: str) -> Iterator[Entry]:
     lines = tree.source.split("\n")
     for written in tree.declarations:
-        decl, kind = written, _kind(written)
+        decl, kind = written, kind_of(written)
         if isinstance(written, s.ReplaceDecl):  # a base's rule written anew: it is declared here
-            decl, kind = written.decl, f"{_kind(written.decl)} (replaced)"
+            decl, kind = written.decl, f"{kind_of(written.decl)} (replaced)"
         elif isinstance(written, (s.AmendDecl, s.RemoveDecl)):  # the base's rule, changed
             kind = f"{written.kind} ({'amended' if isinstance(written, s.AmendDecl) else 'removed'})"
         if kind is None or not getattr(decl, "name", ""):
@@ -137,12 +132,16 @@ def _entries(tree: s.File, path: str) -> Iterator[Entry]:
                     comments, head.strip(), fields)
 
 
-def _kind(decl: object) -> str | None:
-    for cls, word in KINDS.items():
-        if isinstance(decl, cls):
-            if word == "procedure" and getattr(decl, "clock", None) is not None:
-                return "encounter"
-            return word
+def kind_of(decl: object) -> str | None:
+    """What a declaration is called in words (hover, outline, `show --uses`): the overlay's own
+    names of rule kinds, an encounter told from a procedure; None for what declares no rule."""
+    if isinstance(decl, s.RulebookDecl):
+        return "rulebook"
+    word = next((w for cls, w in KINDS.items() if isinstance(decl, cls)), None)
+    if word == "procedure" and getattr(decl, "clock", None) is not None:
+        return "encounter"
+    if word is not None:
+        return word
     name = type(decl).__name__
     return name.removesuffix("Decl").lower() if name.endswith("Decl") and name not in (
         "ExtendsDecl", "RemoveDecl", "ReplaceDecl") else None

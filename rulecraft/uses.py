@@ -18,11 +18,8 @@ from rulecraft.dsl.parser import parse
 from rulecraft.runtime.errors import text_of
 from rulecraft.runtime.rulebook import Rulebook
 
-WHAT = {
-    s.FormulaDecl: "formula", s.TableDecl: "table", s.CombatantDecl: "combatant",
-    s.ProcedureDecl: "procedure", s.PolicyDecl: "policy", s.ReferenceDecl: "reference",
-    s.EnumDecl: "enum",
-}
+from .rule_index import kind_of
+
 
 
 @attrs.frozen
@@ -64,10 +61,7 @@ def _rule(decl: Any) -> str:
         return f"amend {decl.kind} {decl.name}"
     if isinstance(decl, s.ExampleDecl):
         return f'example "{decl.title}"'
-    word = next((w for cls, w in WHAT.items() if isinstance(decl, cls)), None)
-    if word == "procedure" and getattr(decl, "clock", None) is not None:
-        word = "encounter"
-    return f"{word or type(decl).__name__.removesuffix('Decl').lower()} {getattr(decl, 'name', '')}"
+    return f"{kind_of(decl)} {getattr(decl, 'name', '')}"
 
 
 def _reading_lines(node: Any, name: str) -> Iterator[int]:

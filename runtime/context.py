@@ -392,7 +392,7 @@ class RunContext:
         of the loop's body)."""
         items = tuple(items)
         for made, item in enumerate(items):
-            self._pass(span, cost, (made, len(items)))
+            self._pass(span, cost, made, len(items))
             self.values[name] = item
             self.trace.append(("each", name, item, span))
             yield item
@@ -404,7 +404,7 @@ class RunContext:
             raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
                              self.source)
         for n in range(start, cap):
-            self._pass(span, cost, (n - start, cap - start))
+            self._pass(span, cost, n - start, cap - start)
             yield n
 
     def until(self, span: Span, condition: str, met: bool) -> bool:
@@ -416,22 +416,22 @@ class RunContext:
                          "nothing of what happens then (add an `at the cap:` block)", span,
                          self.source)
 
-    def _pass(self, span: Span, cost: int = 1, progress: tuple[int, int] | None = None) -> None:
-        """One more loop pass, within `loop_passes` for the run and the command's work
-        (`progress`: the passes this loop has made and has, for a refusal's estimate)."""
+    def _pass(self, span: Span, cost: int = 1, made: int = 0, passes: int = 0) -> None:
+        """One more loop pass, within `loop_passes` for the run and the command's work (`made`
+        of the loop's `passes`, for a refusal's estimate: plain numbers, as every pass pays)."""
         self.passes_made += 1
         if self.passes_made > self.limits.loop_passes:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
-        self._spend(span, cost, progress)
+        self._spend(span, cost, made, passes)
 
-    def _spend(self, span: Span, cost: int, progress: tuple[int, int] | None = None) -> None:
+    def _spend(self, span: Span, cost: int, made: int = 0, passes: int = 0) -> None:
         """A pass or a call: its cost from the command's work, and the trace kept in bounds
         (only loops and calls grow either without bound)."""
         work = self.work
         work.left -= cost
         if work.left < 0:
-            work.refuse(span, self.source, progress)
+            work.refuse(span, self.source, (made, passes) if passes else None)
         if len(self.trace) > self._mark:
             self._keep_trace()
 
