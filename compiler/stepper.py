@@ -179,8 +179,10 @@ class StepWriter(Writer):
         var = self._bind(env, step.name, INT, step.span)
         where = self.scope.span_ref(step.span)
         after = self._label()
-        total = self.onto.get(step.name)  # and added to this running sum (sums.py)
-        onto = "" if total is None else f", {self._slot(env[total][0])}"
+        total = self.onto.get(step.name)  # and added to this running sum (sums.py), within
+        # the digits the `let` it stands for would allow
+        onto = "" if total is None else \
+            f", {self._slot(env[total][0])}, {self.scope.limits.number_digits}"
         self.line(depth, f"return (1, @L{after.number}@, {_FRAME}, {self._slot(var)}, {code}, "
                          f"{where}{onto})")
         self._begin(after)

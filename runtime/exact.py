@@ -601,13 +601,18 @@ def _push(straight: list[tuple[Any, ...]], target: int, frame: list[Any], slot: 
         straight.append((target, num * ways, den, child, fresh, fresh, passes))
 
 
-def _within(value: Any, limits: Limits, span: Span | None, ctx: Any) -> Any:
-    """A running sum within `number_digits` digits, as the `let` it stands for checks it."""
-    if type(value) is int and value.bit_length() * 0.30103 > limits.number_digits and \
-            len(str(abs(value))) > limits.number_digits:
-        raise RangeError(f"this number would have more than {limits.number_digits} digits "
-                         f"{Limits.hint('number_digits')}", span, ctx.source)
+def _within(value: Any, ex: tuple[Any, ...], ctx: Any) -> Any:
+    """A running sum within the digits its roll's exit allows (`number_digits` as the rule
+    was compiled), as the `let` it stands for checks it."""
+    digits = ex[7]
+    if type(value) is int and (not -_SMALL < value < _SMALL or digits < 15) and \
+            len(str(abs(value))) > digits:
+        raise RangeError(f"this number would have more than {digits} digits "
+                         f"{Limits.hint('number_digits')}", ex[5], ctx.source)
     return value
+
+
+_SMALL = 10**15  # fewer digits than that are within a number_digits limit of 15 or more
 
 
 def add_weight(held: list[Any], num: int, den: int) -> None:
@@ -838,19 +843,19 @@ class Exact:
             live, total = plan.lives[target], ex[6]
             if counts is None:  # a plain number rolled
                 frame[slot] = dice
-                frame[total] = _within(frame[total] + dice, self.limits, ex[5], self.ctx)
+                frame[total] = _within(frame[total] + dice, ex, self.ctx)
                 return None
             if slot not in live:
                 frame[slot] = counts.totals[0]  # read by nothing: any real total
                 if total not in live:
                     return None
                 counts, slot = counts.shifted(frame[total]), total
-                _within(counts.totals[-1], self.limits, ex[5], self.ctx)
-                _within(counts.totals[0], self.limits, ex[5], self.ctx)
+                _within(counts.totals[-1], ex, self.ctx)
+                _within(counts.totals[0], ex, self.ctx)
             else:  # the roll's own total is read too (odds by it): both set
                 onto = (total, frame[total])
-                _within(onto[1] + counts.totals[-1], self.limits, ex[5], self.ctx)
-                _within(onto[1] + counts.totals[0], self.limits, ex[5], self.ctx)
+                _within(onto[1] + counts.totals[-1], ex, self.ctx)
+                _within(onto[1] + counts.totals[0], ex, self.ctx)
         if counts is None or slot not in plan.lives[target]:
             frame[slot] = dice if counts is None else counts.totals[0]
             return None
@@ -981,8 +986,7 @@ class Exact:
                 if ex[0] == ROLL:
                     frame[ex[3]] = self.any_total(ex[4], ex[5])
                     if len(ex) > 6:  # added to a running sum as well
-                        frame[ex[6]] = _within(frame[ex[6]] + frame[ex[3]], self.limits,
-                                               ex[5], ctx)
+                        frame[ex[6]] = _within(frame[ex[6]] + frame[ex[3]], ex, ctx)
                 elif ex[0] == CALL:
                     frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
                                                  list(copies.values()))
