@@ -288,10 +288,11 @@ class Counts:
         made = self._shifted
         if made is None:
             made = self._shifted = {}
-        key = by if type(by) is int else (type(by), by)  # 2 and 2.0 give different totals
+        # 2, 2.0 and Decimal("2.00") are equal keys, but give totals that print differently
+        key = by if type(by) is int else (type(by), str(by))
         found = made.get(key)
         if found is None:
-            if len(made) >= 4096:  # a sum can take many values; each costs its totals
+            if len(made) * len(self.totals) >= 100_000:  # a sum can take many values
                 made.clear()
             found = made[key] = Counts(tuple(t + by for t in self.totals), self.counts,
                                        self.ways, 0)

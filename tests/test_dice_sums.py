@@ -11,6 +11,7 @@ pinned against the dice's own distribution and the path walk.
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -126,3 +127,14 @@ def test_a_sum_past_the_digits_a_number_may_have_is_refused_where_it_is_rolled()
     # ... the digits the rule was compiled with, as the run form's sum checks them.
     assert near.odds(by="total", big=990, limits=Limits(number_digits=3)) == \
         near.path_odds(by="total", big=990, limits=Limits(number_digits=3))
+
+
+def test_a_roll_shifted_by_a_sum_keeps_its_ways_and_moves_its_totals():
+    counts = Dice((DiceTerm(2, 6),)).counts()
+    moved = counts.shifted(10)
+    assert moved.totals == tuple(t + 10 for t in counts.totals)
+    assert (moved.counts, moved.ways) == (counts.counts, counts.ways)
+    assert counts.shifted(10) is moved  # made once per amount
+    assert [str(t) for t in counts.shifted(Decimal("0.50")).totals][:2] == ["2.50", "3.50"]
+    assert counts.shifted(Decimal("0.5")).totals[0] == Decimal("2.5")
+    assert str(counts.shifted(Decimal("0.5")).totals[0]) == "2.5"
