@@ -170,7 +170,7 @@ def rows() -> list[tuple[str, Callable[[], Any], Callable[[], Any] | None, int, 
                                       lambda: icepool_blow(hand_a, hand_b, "Parry", "wound"))
         sum_ice: dict[int, Any] = {n: (lambda n=n: icepool_sum(n)) for n in (5, 10)}
     except ImportError:
-        ice, parry_ice, sum_ice = (None, None), None, (None, None), {5: None, 10: None}
+        ice, parry_ice, sum_ice = (None, None), (None, None), {5: None, 10: None}
     found += [
         ("melee_attack exact odds, by outcome", lambda: melee.odds(attacker=a, defender=b),
          ice[0], 20, "ratio", 2.0),
