@@ -17,6 +17,12 @@ ratios. The baselines do the same work as the engine (issue 9):
   of seeds. The plain-integer blow (`plain_melee`) is printed beside it: the floor.
 - Start: a new process running `rulecraft eval` with a warm cache, against a process that
   imports lark, loads a cached parser and parses a line.
+- Not the engine's best case (issue 19; baselines in benchmarks/hand_dice.py): a defender who
+  parries (odds by outcome and by wound, and seeded blows); a choice passed by the caller
+  (`call … choosing defence = "Parry"`: its odds walk the paths); 5 and 10 d10 rolled one by one
+  and summed in the outcome, against icepool adding icepool's d10 as many times.
+
+`--only WORDS` runs the rows whose names hold one of the comma-separated words (any case).
 """
 
 from __future__ import annotations
@@ -36,10 +42,13 @@ import rulecraft
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from hand_dice import (PARRIED_BLOW, careful_parried_blow, icepool_blow,  # noqa: E402
+                       icepool_sum, summed_d10)
 from hand_steel import (careful_melee, figures, icepool_outcomes, icepool_wounds,  # noqa: E402
                         plain_figures, plain_melee, skill)
 
 QUICK = "--quick" in sys.argv
+ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 SHEET_A = dict(strength=12, dexterity=12, constitution=11, willpower=10, training={"Sword": 5},
                weapon="Sword", armour="Standard")
 SHEET_B = dict(strength=13, dexterity=11, constitution=12, willpower=9, training={"Spear": 6},
@@ -142,6 +151,12 @@ def rows() -> list[tuple[str, Callable[[], Any], Callable[[], Any] | None, int, 
     ca, cb = calls.combatant(willpower=10), calls.combatant(willpower=12)
     call_source, inline_source = rulecraft.SeededDice(2), rulecraft.SeededDice(2)
     five = rulecraft.compile(FIVE, "five.rules").procedures["five"]
+    ten = rulecraft.compile(summed_d10(10), "summed.rules").procedures["summed"]
+    caller = rulecraft.compile(PARRIED_BLOW, "parry_caller.rules")
+    parried_blow = caller.procedures["parried_blow"]
+    pa, pb = caller.combatant(**SHEET_A), caller.combatant(**SHEET_B)
+    parry_source, parry_rng = rulecraft.SeededDice(3), random.Random(3)
+    caller_source, caller_rng = rulecraft.SeededDice(4), random.Random(4)
     rq3 = rulecraft.load(HERE / "rq3_parry.rules").procedures["attack"]
     skill_rule = rb.formulas["skill"]
     assert skill_rule(dexterity=12, training=5, armour="Standard") == \
@@ -151,21 +166,40 @@ def rows() -> list[tuple[str, Callable[[], Any], Callable[[], Any] | None, int, 
         import icepool  # noqa: F401
         ice: tuple[Any, Any] = (lambda: icepool_outcomes(hand_a, hand_b),
                                 lambda: icepool_wounds(hand_a, hand_b))
-        five_ice: Any = lambda: 5 @ icepool.d10  # noqa: E731
+        parry_ice: tuple[Any, Any] = (lambda: icepool_blow(hand_a, hand_b, "Parry"),
+                                      lambda: icepool_blow(hand_a, hand_b, "Parry", "wound"))
+        sum_ice: dict[int, Any] = {n: (lambda n=n: icepool_sum(n)) for n in (5, 10)}
     except ImportError:
-        ice, five_ice = (None, None), None
+        ice, parry_ice, sum_ice = (None, None), (None, None), {5: None, 10: None}
     found += [
         ("melee_attack exact odds, by outcome", lambda: melee.odds(attacker=a, defender=b),
          ice[0], 20, "ratio", 2.0),
         ("melee_attack exact odds, by wound",
          lambda: melee.odds(attacker=a, defender=b, by="wound"), ice[1], 5, "ratio", 2.0),
-        ("five d10 in one procedure, exact sum", lambda: five.odds(by="total"), five_ice, 5,
-         "time", 0.010),
         ("RQ3-like attack vs parry, exact odds", lambda: rq3.odds(by="penetrating"), None, 2,
          "time", 0.100),
+        ("melee_attack exact odds vs Parry, by outcome",
+         lambda: melee.odds(attacker=a, defender=b, defence="Parry"), parry_ice[0], 20,
+         "ratio", 2.0),
+        ("melee_attack exact odds vs Parry, by wound",
+         lambda: melee.odds(attacker=a, defender=b, defence="Parry", by="wound"), parry_ice[1],
+         5, "ratio", 2.0),
+        ("choice passed by the caller, exact odds",
+         lambda: parried_blow.odds(attacker=pa, defender=pb, by="wound"), parry_ice[1], 2,
+         "ratio", 2.0),
+        ("5 d10 in one procedure, exact sum", lambda: five.odds(by="total"), sum_ice[5], 5,
+         "ratio", 2.0),
+        ("10 d10 in one procedure, exact sum", lambda: ten.odds(by="total"),
+         sum_ice[10], 2, "ratio", 2.0),
         ("melee_attack seeded, vs careful hand",
          lambda: melee.run(attacker=a, defender=b, dice=source),
          lambda: careful_melee(hand_a, hand_b, rng), 1000, "ratio", 2.0),
+        ("melee_attack seeded vs Parry, vs careful",
+         lambda: melee.run(attacker=a, defender=b, dice=parry_source, defence="Parry"),
+         lambda: careful_melee(hand_a, hand_b, parry_rng, "Parry"), 1000, "ratio", 2.0),
+        ("choice passed by the caller, seeded",
+         lambda: parried_blow.run(attacker=pa, defender=pb, dice=caller_source),
+         lambda: careful_parried_blow(hand_a, hand_b, caller_rng), 1000, "ratio", 2.0),
         ("melee_attack runs() untraced, vs careful", lambda: next(many),
          lambda: careful_melee(hand_a, hand_b, rng), 1000, "", None),
         ("melee_attack seeded, vs plain integers",
@@ -190,7 +224,8 @@ def rows() -> list[tuple[str, Callable[[], Any], Callable[[], Any] | None, int, 
     except ImportError:
         pass
     found.append(start_row())
-    return found
+    return [row for row in found
+            if ONLY is None or any(word.lower() in row[0].lower() for word in ONLY)]
 
 
 def start_row() -> tuple[str, Callable[[], Any], Callable[[], Any], int, str, Any]:

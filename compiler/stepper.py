@@ -84,7 +84,9 @@ class StepWriter(Writer):
         self.loops = 0
         self.schema = self.scope.schemas[decl.name]
         self.secrets = {}
-        decl = fold_sums(decl, {name for name, _ in params}, self._implicit(decl.steps))
+        self.onto: dict[str, str] = {}  # a roll added to a running sum as it is rolled
+        decl = fold_sums(decl, {name for name, _ in params}, self._implicit(decl.steps),
+                         self.onto)
         names = [n for n, _ in params]
         names += [n for n in dict.fromkeys(_bound_names(decl.steps) + _loop_names(decl.steps))
                   if n not in names]
@@ -177,8 +179,12 @@ class StepWriter(Writer):
         var = self._bind(env, step.name, INT, step.span)
         where = self.scope.span_ref(step.span)
         after = self._label()
+        total = self.onto.get(step.name)  # and added to this running sum (sums.py), within
+        # the digits the `let` it stands for would allow
+        onto = "" if total is None else \
+            f", {self._slot(env[total][0])}, {self.scope.limits.number_digits}"
         self.line(depth, f"return (1, @L{after.number}@, {_FRAME}, {self._slot(var)}, {code}, "
-                         f"{where})")
+                         f"{where}{onto})")
         self._begin(after)
         return 1
 
@@ -602,9 +608,10 @@ class _Reader:
         kind = elts[0].value  # type: ignore[attr-defined]
         if kind in (0, 4):
             return Exit(kind, elts[1].value, None, frozenset())  # type: ignore[attr-defined]
-        if kind == 1:  # the dice are read
+        if kind == 1:  # the dice are read; a running sum added to is read where it is live
+            onto = elts[6].value if len(elts) > 6 else None  # type: ignore[attr-defined]
             return Exit(1, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
-                        self._slots(elts[4]))
+                        self._slots(elts[4]), onto=onto)
         if kind == 2:  # the arguments are read, each as the callee needs it
             args = elts[5]
             assert isinstance(args, ast.Tuple)

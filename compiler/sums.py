@@ -14,6 +14,11 @@ every read); every read of the roll is in that summand; the summand reads nothin
 step binds (parameters and the rulebook's tables and enums never change), and it cannot fail
 (no division, no lookup), since it now runs where the sum may not be reached. The run form
 (`p_NAME`) keeps the steps as written.
+
+A roll whose one summand is the roll itself, added (`+ a`), is rolled onto the running sum
+instead (`onto`): its exit adds its total to `·sum1` as it sets `a`, so that where nothing reads
+`a` again the exact odds spread the running sum's totals alone (runtime/exact.py, `Exit.onto`)
+— a state per total of the sum, not per pair of the sum and the roll.
 """
 
 from __future__ import annotations
@@ -31,11 +36,12 @@ from .order import names_used
 _SAFE_BINARY = frozenset(("+", "-", "*", "<", "<=", ">", ">=", "==", "!=", "and", "or"))
 
 
-def fold_sums(decl: s.ProcedureDecl, params: set[str], implicit: Counter[str]
-              ) -> s.ProcedureDecl:
+def fold_sums(decl: s.ProcedureDecl, params: set[str], implicit: Counter[str],
+              onto: dict[str, str] | None = None) -> s.ProcedureDecl:
     """`decl` with the summands of its sums that read one roll alone added as it is rolled.
     `implicit` counts the reads an outcome step makes by name (a field filled from the value
-    of the same name)."""
+    of the same name). Given `onto`, a roll whose one summand is itself, added, is written
+    there (roll -> running sum) instead of being followed by its `let`."""
     rolls = _single_rolls(decl.steps)
     if not rolls:
         return decl
@@ -68,6 +74,12 @@ def fold_sums(decl: s.ProcedureDecl, params: set[str], implicit: Counter[str]
         replaced[id(node)] = _rebuild(kept, s.Name(total, node.span), node.span)
     if not moves:
         return decl
+    if onto is not None:
+        for roll, made in list(moves.items()):
+            if len(made) == 1 and made[0][1] > 0 and isinstance(made[0][2], s.Name) and \
+                    made[0][2].name == roll:
+                onto[roll] = made[0][0]
+                del moves[roll]
     start = tuple(s.LetStep(total, s.Number("0", decl.span), decl.span) for total in sums)
     steps = start + _after_rolls(_replace(decl.steps, replaced), moves)
     return attrs.evolve(decl, steps=steps)

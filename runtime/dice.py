@@ -268,7 +268,7 @@ def dice(count: Any, sides: Any) -> Dice:
 class Counts:
     """A roll's exact distribution as integers: each total and how many of `ways` give it."""
 
-    __slots__ = ("totals", "counts", "ways", "cost", "_fractions")
+    __slots__ = ("totals", "counts", "ways", "cost", "_fractions", "_shifted")
 
     def __init__(self, totals: tuple[Any, ...], counts: tuple[int, ...], ways: int,
                  cost: int) -> None:
@@ -277,9 +277,26 @@ class Counts:
         self.ways = ways
         self.cost = cost  # big-integer operations it took; an enumeration is charged for them
         self._fractions: tuple[tuple[Any, Fraction], ...] | None = None
+        self._shifted: dict[Any, Counts] | None = None
 
     def __len__(self) -> int:
         return len(self.totals)
+
+    def shifted(self, by: Any) -> Counts:
+        """The same roll with `by` added to every total (a running sum rolled onto: the same
+        ways, the totals moved), made once per amount and kept with these counts."""
+        made = self._shifted
+        if made is None:
+            made = self._shifted = {}
+        # 2, 2.0 and Decimal("2.00") are equal keys, but give totals that print differently
+        key = by if type(by) is int else (type(by), str(by))
+        found = made.get(key)
+        if found is None:
+            if len(made) * len(self.totals) >= 100_000:  # a sum can take many values
+                made.clear()
+            found = made[key] = Counts(tuple(t + by for t in self.totals), self.counts,
+                                       self.ways, 0)
+        return found
 
     def fractions(self) -> tuple[tuple[Any, Fraction], ...]:
         """(total, probability) pairs; equal counts (mirrored totals) share one Fraction."""

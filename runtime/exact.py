@@ -94,13 +94,16 @@ def _drop(live: set[Any], slot: int) -> None:
 
 class Exit:
     """One way out of a segment: where it goes (or the outcome it ends in), the slot a roll or
-    call fills on the way, what it reads (the dice, the arguments, each outcome field's)."""
+    call fills on the way, what it reads (the dice, the arguments, each outcome field's), and
+    the running sum a roll's total is added to as well (`onto`: compiler/sums.py)."""
 
-    __slots__ = ("kind", "target", "bound", "reads", "outcome", "fields", "args", "callee")
+    __slots__ = ("kind", "target", "bound", "reads", "outcome", "fields", "args", "callee",
+                 "onto")
 
     def __init__(self, kind: int, target: int | None, bound: int | None, reads: frozenset[int],
                  outcome: str | None = None, fields: Mapping[str, frozenset[int]] | None = None,
-                 args: tuple[frozenset[int], ...] = (), callee: str | None = None) -> None:
+                 args: tuple[frozenset[int], ...] = (), callee: str | None = None,
+                 onto: int | None = None) -> None:
         self.kind = kind
         self.target = target
         self.bound = bound
@@ -109,6 +112,7 @@ class Exit:
         self.fields = fields or {}
         self.args = args  # a call's: what each argument reads
         self.callee = callee  # a call's: the procedure called
+        self.onto = onto  # a roll's: the running sum its total is added to (read if live)
 
 
 class Item:
@@ -210,6 +214,7 @@ class Stepper:
                 first -= segment.sets
             for ex in segment.exits():
                 first.discard(ex.bound)  # type: ignore[arg-type]
+                first.discard(ex.onto)  # type: ignore[arg-type]
                 if ex.target == 0:  # the first segment played again
                     return frozenset()
         return frozenset(first)
@@ -236,6 +241,7 @@ class Stepper:
         places.unread = frozenset(ex.target for segment in self.segments  # type: ignore[misc]
                                   for ex in segment.exits() if ex.kind == ROLL and
                                   ex.bound not in places.lives[ex.target] and  # type: ignore[index]
+                                  ex.onto not in places.lives[ex.target] and  # type: ignore[index]
                                   ex.target not in places.straight)
         places.direct = frozenset(t for t in places.straight if not self.segments[t].mutates)
         places.asked = {k: v for place in places for k, v in place.asked.items()}
@@ -247,8 +253,8 @@ class Stepper:
         if ex.kind not in (GOTO, ROLL) or ex.target is None or ex.target <= pc:
             return False
         there = places[ex.target]
-        changed = self.segments[pc].sets | {ex.bound}
-        rolled = ex.kind == ROLL and ex.bound in {_slot(u) for u in there.live}
+        changed = self.segments[pc].sets | {ex.bound, ex.onto}
+        rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & {_slot(u) for u in there.live})
         return (bool(kept) or rolled) and (pc == 0 or set(place.mask) <= set(there.mask)) and \
             all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
                 for u in kept)
@@ -556,32 +562,57 @@ def _merge(held: list[Any], num: int, den: int, passes: int) -> None:
 
 def _spread(bucket: dict[Any, list[Any]], key: Callable[[Any, list[Combatant]], Any] | None,
             frame: list[Any], slot: int, counts: Counts, fresh: list[Combatant], num: int,
-            den: int, passes: int) -> int:
+            den: int, passes: int, onto: tuple[int, Any] | None = None) -> int:
     """Each total of a roll into the target's bucket, merged as one state arriving is: the
-    number of new states."""
+    number of new states. `onto`: a running sum's slot and value, each total added to it."""
     den *= counts.ways
     new = 0
+    # The state's frame is its own and done with: each total is written into it to find its
+    # key, and it is copied only for a state that does not merge.
     for total, ways in zip(counts.totals, counts.counts):
-        child = list(frame)
-        child[slot] = total
-        k = key(child, fresh) if key is not None else ()
+        frame[slot] = total
+        if onto is not None:
+            frame[onto[0]] = onto[1] + total
+        k = key(frame, fresh) if key is not None else ()
         held = bucket.get(k)
         if held is None:
-            bucket[k] = [num * ways, den, child, fresh, fresh, passes]
+            bucket[k] = [num * ways, den, list(frame), fresh, fresh, passes]
             new += 1
+        elif held[1] == den:
+            held[0] += num * ways
+            if passes > held[5]:
+                held[5] = passes
         else:
             _merge(held, num * ways, den, passes)
     return new
 
 
 def _push(straight: list[tuple[Any, ...]], target: int, frame: list[Any], slot: int,
-          counts: Counts, fresh: list[Combatant], num: int, den: int, passes: int) -> None:
-    """Each total of a roll as a state going straight on (played first to last)."""
+          counts: Counts, fresh: list[Combatant], num: int, den: int, passes: int,
+          onto: tuple[int, Any] | None = None) -> None:
+    """Each total of a roll as a state going straight on (played first to last); `onto` as
+    `_spread`'s."""
     den *= counts.ways
     for total, ways in zip(reversed(counts.totals), reversed(counts.counts)):
         child = list(frame)
         child[slot] = total
+        if onto is not None:
+            child[onto[0]] = onto[1] + total
         straight.append((target, num * ways, den, child, fresh, fresh, passes))
+
+
+def _within(value: Any, ex: tuple[Any, ...], ctx: Any) -> Any:
+    """A running sum within the digits its roll's exit allows (`number_digits` as the rule
+    was compiled), as the `let` it stands for checks it."""
+    digits = ex[7]
+    if type(value) is int and (not -_SMALL < value < _SMALL or digits < 15) and \
+            len(str(abs(value))) > digits:
+        raise RangeError(f"this number would have more than {digits} digits "
+                         f"{Limits.hint('number_digits')}", ex[5], ctx.source)
+    return value
+
+
+_SMALL = 10**15  # fewer digits than that are within a number_digits limit of 15 or more
 
 
 def add_weight(held: list[Any], num: int, den: int) -> None:
@@ -800,17 +831,37 @@ class Exact:
         """A roll whose total is read: a state per total, waiting at the next segment or, from
         a lone state, going straight on (the number of those; the counts on self); or a roll
         of a plain number, or of a total read by nothing, that makes one state (None, its
-        frame set)."""
+        frame set). A roll added to a running sum as well (`Exit.onto`) whose own total is
+        read no more spreads the sum's totals: the roll's, shifted by the sum so far (a
+        convolution, one state per total of the sum)."""
         target, frame, slot, dice = ex[1], ex[2], ex[3], ex[4]
         hit = self.known.get(id(dice))
         counts = hit[1] if hit is not None and hit[0] is dice else \
             self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
+        onto: tuple[int, Any] | None = None  # (the sum's slot, the sum so far), both set
+        if len(ex) > 6:
+            live, total = plan.lives[target], ex[6]
+            if counts is None:  # a plain number rolled
+                frame[slot] = dice
+                frame[total] = _within(frame[total] + dice, ex, self.ctx)
+                return None
+            if slot not in live:
+                frame[slot] = counts.totals[0]  # read by nothing: any real total
+                if total not in live:
+                    return None
+                counts, slot = counts.shifted(frame[total]), total
+                _within(counts.totals[-1], ex, self.ctx)
+                _within(counts.totals[0], ex, self.ctx)
+            else:  # the roll's own total is read too (odds by it): both set
+                onto = (total, frame[total])
+                _within(onto[1] + counts.totals[-1], ex, self.ctx)
+                _within(onto[1] + counts.totals[0], ex, self.ctx)
         if counts is None or slot not in plan.lives[target]:
             frame[slot] = dice if counts is None else counts.totals[0]
             return None
         n, pushed = len(counts.totals), 0
         if lone and target in plan.straight:
-            _push(straight, target, frame, slot, counts, fresh, num, den, passes)
+            _push(straight, target, frame, slot, counts, fresh, num, den, passes, onto)
             self.states += n
             pushed = n
         else:
@@ -819,7 +870,7 @@ class Exact:
                 bucket = buckets[target] = {}
                 heapq.heappush(heap, (epoch, target))
             self.states += _spread(bucket, plan.keys[target], frame, slot, counts, fresh, num,
-                                   den, passes)
+                                   den, passes, onto)
         self.work += n
         if self.states > self.limits.odds_states or self.work > self.limits.enumeration_work:
             raise self.refuse(self.states, self.work)
@@ -934,6 +985,8 @@ class Exact:
                 frame = ex[2]
                 if ex[0] == ROLL:
                     frame[ex[3]] = self.any_total(ex[4], ex[5])
+                    if len(ex) > 6:  # added to a running sum as well
+                        frame[ex[6]] = _within(frame[ex[6]] + frame[ex[3]], ex, ctx)
                 elif ex[0] == CALL:
                     frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
                                                  list(copies.values()))

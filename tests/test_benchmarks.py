@@ -16,7 +16,7 @@ import rulecraft
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
-from bench_core import SHEET_A, SHEET_B  # noqa: E402
+from bench_core import FIVE, SHEET_A, SHEET_B  # noqa: E402
 from hand_steel import (careful_melee, figures, icepool_outcomes, icepool_wounds,  # noqa: E402
                         plain_figures, plain_melee)
 
@@ -88,7 +88,77 @@ def test_the_benchmark_runs():
     done = subprocess.run([sys.executable, str(BENCH / "bench_core.py"), "--quick"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    for row in ("melee_attack exact odds, by outcome", "five d10 in one procedure",
+    for row in ("melee_attack exact odds, by outcome", "5 d10 in one procedure",
                 "RQ3-like attack vs parry", "melee_attack seeded, vs careful hand",
                 "eval in a new process"):
+        assert row in done.stdout
+
+
+# Issue 19: "The project's benchmark rows cover the pairings that are not the engine's best case
+# (a defender who parries; a choice passed by the caller) and no baseline does more work than
+# the engine"; "10 independent d10 summed exactly: within 2× icepool".
+from hand_dice import (PARRIED_BLOW, careful_parried_blow, distribution,  # noqa: E402
+                       icepool_blow, icepool_sum, summed_d10)
+
+
+@pytest.mark.parametrize("defence", ["Passive Dodge", "Parry"])
+@pytest.mark.parametrize("by", ["outcome", "wound"])
+def test_icepool_reads_a_blow_against_each_defence_as_the_engine_does(sides, defence, by):
+    pytest.importorskip("icepool")
+    melee, a, b, hand_a, hand_b = sides
+    exact = melee.odds(attacker=a, defender=b, defence=defence, by=by)
+    assert distribution(icepool_blow(hand_a, hand_b, defence, by)) == \
+        {("-" if k is None else k): p for k, p in exact.items()}
+    # The defender parries: what the blow meets is his parry, not his dodge.
+    assert ("parried" in exact) == (defence == "Parry" and by == "outcome")
+
+
+@pytest.fixture(scope="module")
+def caller():
+    rb = rulecraft.compile(PARRIED_BLOW, "parry_caller.rules")
+    return (rb.procedures["parried_blow"], rb.combatant(**SHEET_A), rb.combatant(**SHEET_B),
+            figures(SHEET_A), figures(SHEET_B))
+
+
+def test_a_choice_passed_by_the_caller_is_the_careful_hand_s_for_thousands_of_seeds(caller):
+    blow, a, b, hand_a, hand_b = caller
+    for seed in range(1500):
+        result = blow.run(attacker=a, defender=b, seed=seed)
+        made, trace, _, defender = careful_parried_blow(hand_a, hand_b, random.Random(seed))
+        assert (result.outcome.name, result.outcome.get("wound")) == made, seed
+        assert dict(result.combatants["defender"].injuries) == dict(defender["injuries"]), seed
+        # ... by the same steps, the call and its return too.
+        assert [(e.kind, e.name, e.value) for e in result.trace if e.kind in KEPT] == \
+            [(k, n, v) for k, n, v, *_ in trace if k in KEPT], seed
+        assert [e.kind for e in result.trace] == [k for k, *_ in trace], seed
+
+
+def test_icepool_reads_a_choice_passed_by_the_caller_as_the_engine_does(caller):
+    pytest.importorskip("icepool")
+    blow, a, b, hand_a, hand_b = caller
+    for by in ("outcome", "wound"):
+        exact = blow.odds(attacker=a, defender=b, by=by)
+        assert distribution(icepool_blow(hand_a, hand_b, "Parry", by)) == \
+            {("-" if k is None else k): p for k, p in exact.items()}, by
+
+
+@pytest.mark.parametrize("n", [5, 10])
+def test_icepool_sums_independent_d10_as_the_engine_does(n):
+    pytest.importorskip("icepool")
+    summed = rulecraft.compile(FIVE if n == 5 else summed_d10(n), "summed.rules")
+    procedure = next(iter(summed.procedures.values()))
+    assert distribution(icepool_sum(n)) == procedure.odds(by="total")
+
+
+def test_the_benchmark_has_rows_for_what_is_not_the_engine_s_best_case():
+    done = subprocess.run([sys.executable, str(BENCH / "bench_core.py"), "--quick", "--only",
+                           "parr,caller,d10"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    for row in ("melee_attack exact odds vs Parry, by outcome",
+                "melee_attack exact odds vs Parry, by wound",
+                "melee_attack seeded vs Parry, vs careful",
+                "choice passed by the caller, exact odds",
+                "choice passed by the caller, seeded",
+                "5 d10 in one procedure, exact sum",
+                "10 d10 in one procedure, exact sum"):
         assert row in done.stdout
