@@ -38,6 +38,7 @@ from .dice import Counts, _Table
 from .clock_events import Clock
 from .errors import ARITHMETIC, RulecraftError, Span
 from .exact import TooLarge, add_weight
+from .fight_chain import explore
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
                            Unmergeable)
 from .limits import Limits
@@ -144,23 +145,17 @@ class FightOdds:
         self.random = random.Random(0)  # estimates alike every time
         self.found = by == "outcome"  # whether any ending has the value grouped by
         self.known: set[str] = set()
+        # A chain over states keyed without the time (runtime/fight_chain.py): an encounter
+        # with `no cap` whose loop reads no time, asked nothing of its time or length, and
+        # played with no time limit.
+        self.timeless = (procedure.timeless and options.time_limit is None and
+                         by not in ("time", "turns", "rounds"))
 
     def odds(self) -> dict[Any, Fraction]:
-        """Each group's exact probability: the states of pass after pass, merged, played on."""
-        ends: dict[Any, list[int]] = {}
-        layer: dict[Any, list[Any]] = {}
+        """Each group's exact probability: a chain solved (runtime/fight_chain.py) where no
+        time is read, else the states of pass after pass, merged, played on."""
         try:
-            self.expand(1, 1, None, layer, ends)  # the steps before the loop, to its first head
-            while layer:
-                after: dict[Any, list[Any]] = {}
-                done = new = work = 0
-                left = len(layer)
-                for num, den, state in layer.values():
-                    before = self.work
-                    new += self.expand(num, den, state, after, ends)
-                    done, left, work = done + 1, left - 1, work + self.work - before
-                    self.foresee(done, new, left, work)
-                layer = after
+            odds = explore(self) if self.timeless else self.layered()
         finally:
             if TALLY is not None:
                 for name in ("states", "expanded", "runs", "work"):
@@ -168,12 +163,30 @@ class FightOdds:
                 TALLY["calls"] = TALLY.get("calls", 0) + len(self.calls)
         if not self.found:
             self.procedure._missing(self.asked, self.known)
+        return odds
+
+    def layered(self) -> dict[Any, Fraction]:
+        """The states of pass after pass (the pass made part of each), merged, played on."""
+        ends: dict[Any, list[int]] = {}
+        layer: dict[Any, list[Any]] = {}
+        self.expand(1, 1, None, layer, ends)  # the steps before the loop, to its first head
+        while layer:
+            after: dict[Any, list[Any]] = {}
+            done = new = work = 0
+            left = len(layer)
+            for num, den, state in layer.values():
+                before = self.work
+                new += self.expand(num, den, state, after, ends)
+                done, left, work = done + 1, left - 1, work + self.work - before
+                self.foresee(done, new, left, work)
+            layer = after
         return {k: Fraction(n, d) for k, (n, d) in ends.items()}
 
     def expand(self, num: int, den: int, state: Snapshot | None, after: dict[Any, list[Any]],
-               ends: dict[Any, list[int]]) -> int:
+               ends: dict[Any, list[int]], known: Mapping[Any, int] | None = None) -> int:
         """Every path of one pass from `state` (from the start, with None): each to the next
-        pass head, merged into `after`, or to an ending, added to `ends`. The new states."""
+        pass head, merged into `after`, or to an ending, added to `ends`. The new states
+        (those not `known` already: no snapshot is taken of those)."""
         self.expanded += 1
         forced = () if state is None else state.forced
         new = 0
@@ -184,7 +197,9 @@ class FightOdds:
             n, d = num * source.numerator, den * source.denominator
             if type(end) is Reached:
                 held = after.get(end.key)
-                if held is None:
+                if held is None and known is not None and end.key in known:
+                    after[end.key] = [n, d, None]
+                elif held is None:
                     after[end.key] = [n, d, Snapshot(
                         end.made, end.values, Board(self.handles, ctx, end.sched,
                                                     end.conditions),
@@ -256,8 +271,11 @@ class FightOdds:
     def reached(self, ctx: FightContext, made: int, sched: Any, values: tuple[Any, ...]
                 ) -> Reached:
         """The state a run is in at the head of pass `made`, keyed."""
-        board, conditions = self.keys.board(ctx, sched)
+        board, conditions = self.keys.board(ctx, sched, self.timeless)
         asked = None if self.unread else self.keys.value(ctx.values.get(self.asked, MISSING))
+        if self.timeless:  # `now` (the first of the values) and the pass are read by nothing
+            key = (tuple(map(self.keys.value, values[1:])), board, asked)
+            return Reached(key, made, sched, values, conditions)
         key = (made, tuple(map(self.keys.value, values)), board, ctx.now, ctx.whole_rounds,
                asked)
         return Reached(key, made, sched, values, conditions)

@@ -84,21 +84,29 @@ class Keys:
                 _frozen(figures[n]) for n in handle.model.given_names))
         return held[1]
 
-    def board(self, ctx: Any, sched: Any) -> tuple[Any, dict[int, dict[Any, Any]]]:
+    def board(self, ctx: Any, sched: Any, timeless: bool = False
+              ) -> tuple[Any, dict[int, dict[Any, Any]]]:
         """The board at a pass head, keyed, and the conditions still to run there (by party
-        id): from the next pass on, now is later (a new round, or a turn no earlier)."""
+        id): from the next pass on, now is later (a new round, or a turn no earlier).
+        `timeless`: nothing reads the time or the turns taken, so times are keyed from now
+        and the clock's own counts are left out (runtime/fight_chain.py)."""
         conditions = {}
         for party, held in ctx.conditions.items():
             live = running(held, ctx.now, False)
             if live:
                 conditions[party] = live
         place = self.place
+        shift = sched.now if timeless else 0
+        keyed = {k: frozenset((c, None if until is None else until - shift)
+                              for c, until in v.items()) if timeless else frozenset(v.items())
+                 for k, v in conditions.items()}
         key = (tuple(map(self.party, self.handles)),
-               tuple((place(id(who)), when) for when, _, who in
+               tuple((place(id(who)), when - shift) for when, _, who in
                      sorted(sched.next_turns.values(), key=_time_and_order)),
                frozenset((place(k), v) for k, v in sched.carried.items()),
-               frozenset(map(place, sched.stopped)), sched.now, sched.turns, sched.last_tick,
-               frozenset((place(k), frozenset(v.items())) for k, v in conditions.items()),
+               frozenset(map(place, sched.stopped)),
+               None if timeless else (sched.now, sched.turns, sched.last_tick),
+               frozenset((place(k), v) for k, v in keyed.items()),
                frozenset(ctx.scripted.items()) if ctx.scripted else None,
                _events_key(sched, place, self.value),
                frozenset((place(k), place(id(v))) for k, v in sched.targets.items()))

@@ -1,0 +1,208 @@
+"""A whole fight as an absorbing Markov chain, solved exactly.
+
+An encounter with `no cap` whose loop never reads the time or the pass count
+(compiler/chain_facts.py) is a chain over its states at the head of each pass: each state's
+pass is worked out once (runtime/fight_odds.py) as the chances of going to each next state or
+of ending in each group; a state can lead back to itself (a tie) or to one before it (a
+stand-off). The chance of ending in each group from each state is then solved exactly: the
+states are split into strongly connected components (Tarjan), each solved after those it leads
+to, as a small exact linear system — one state with a self-loop of chance p is the geometric
+series 1/(1−p). A component no way leads out of can never end: its share is reported as the
+group NEVER_ENDS, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+
+class NeverEnds:
+    """The group of the odds that a fight never ends (it goes round states it cannot leave)."""
+
+    _one: NeverEnds | None = None
+
+    def __new__(cls) -> NeverEnds:
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __repr__(self) -> str:
+        return "never ends"
+
+    def __reduce__(self) -> str:
+        return "NEVER_ENDS"
+
+
+NEVER_ENDS = NeverEnds()
+
+def explore(fight: Any) -> dict[Any, Fraction]:
+    """A fight's exact odds as a chain: from the start to the first pass heads, then each
+    state met played for one pass (`FightOdds.expand`), numbered as met; then solved."""
+    start: dict[Any, list[Any]] = {}
+    first: dict[Any, list[int]] = {}
+    fight.expand(1, 1, None, start, first)  # the steps before the loop, to its first head
+    known: dict[Any, int] = {}
+    states: list[Any] = []  # each state's snapshot, by its number
+
+    def numbered(after: dict[Any, list[Any]]) -> dict[int, Fraction]:
+        found = {}
+        for key, (num, den, snapshot) in after.items():
+            place = known.get(key)
+            if place is None:
+                place = known[key] = len(states)
+                states.append(snapshot)
+            found[place] = Fraction(num, den)
+        return found
+
+    entry = numbered(start)
+    rows: list[Row] = []
+    work = 0
+    while len(rows) < len(states):
+        after: dict[Any, list[Any]] = {}
+        ends: dict[Any, list[int]] = {}
+        before = fight.work
+        fight.expand(1, 1, states[len(rows)], after, ends, known)
+        rows.append((numbered(after), {g: Fraction(n, d) for g, (n, d) in ends.items()}))
+        work += fight.work - before
+        fight.foresee(len(rows), len(states) - len(entry), len(states) - len(rows), work)
+    fight.visited = len(states)
+    odds = {g: Fraction(n, d) for g, (n, d) in first.items()}
+    solved = absorbed(rows)
+    for state, p in entry.items():
+        for group, q in solved[state].items():
+            odds[group] = odds.get(group, 0) + p * q
+    return odds
+
+
+# One state's pass: the chance of each next state (by its number) and of each ending group.
+Row = tuple[dict[int, Fraction], dict[Any, Fraction]]
+
+
+def absorbed(rows: Sequence[Row]) -> list[dict[Any, Fraction]]:
+    """For each state, the exact chance of ending in each group (NEVER_ENDS for the share that
+    goes round for ever)."""
+    ends: list[dict[Any, Fraction] | None] = [None] * len(rows)
+    for component in components([list(next_states) for next_states, _ in rows]):
+        if len(component) == 1 and component[0] not in rows[component[0]][0]:
+            state = component[0]
+            ends[state] = _carried(rows[state], ends)  # no loop: on to what follows
+        else:
+            _solve(component, rows, ends)
+    return ends  # type: ignore[return-value]
+
+
+def _carried(row: Row, ends: list[dict[Any, Fraction] | None],
+             inside: frozenset[int] = frozenset()) -> dict[Any, Fraction]:
+    """A state's endings reached at once or through states outside `inside` (solved)."""
+    next_states, own = row
+    found = dict(own)
+    for state, p in next_states.items():
+        if state in inside:
+            continue
+        for group, q in ends[state].items():  # type: ignore[union-attr]
+            found[group] = found.get(group, 0) + p * q
+    return found
+
+
+def _solve(component: list[int], rows: Sequence[Row],
+           ends: list[dict[Any, Fraction] | None]) -> None:
+    """A component of states that reach each other: x = b + Q x over its states, solved by
+    exact elimination (a lone state with a self-loop p: x = b / (1 − p))."""
+    inside = frozenset(component)
+    right = [_carried(rows[s], ends, inside) for s in component]
+    if not any(right):  # no way out: it goes round for ever
+        for s in component:
+            ends[s] = {NEVER_ENDS: Fraction(1)}
+        return
+    if len(component) == 1:
+        s = component[0]
+        stay = 1 - rows[s][0][s]
+        ends[s] = {group: p / stay for group, p in right[0].items()}
+        return
+    place = {s: n for n, s in enumerate(component)}
+    size = len(component)
+    # (I − Q) x = b, row by row; b holds one column per group.
+    matrix = [[Fraction(0)] * size for _ in range(size)]
+    for n, s in enumerate(component):
+        matrix[n][n] += 1
+        for t, p in rows[s][0].items():
+            if t in inside:
+                matrix[n][place[t]] -= p
+    groups = list(dict.fromkeys(g for r in right for g in r))
+    values = [[r.get(g, Fraction(0)) for g in groups] for r in right]
+    solution = _eliminate(matrix, values)
+    for n, s in enumerate(component):
+        ends[s] = {g: v for g, v in zip(groups, solution[n]) if v}
+
+
+def _eliminate(matrix: list[list[Fraction]], values: list[list[Fraction]]
+               ) -> list[list[Fraction]]:
+    """Gauss-Jordan elimination, exact: the matrix of a component with a way out is
+    non-singular (every state in it is left, in time, with chance 1)."""
+    size = len(matrix)
+    for col in range(size):
+        pivot = next(r for r in range(col, size) if matrix[r][col])
+        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
+        values[col], values[pivot] = values[pivot], values[col]
+        lead = matrix[col][col]
+        if lead != 1:
+            matrix[col] = [x / lead for x in matrix[col]]
+            values[col] = [x / lead for x in values[col]]
+        for r in range(size):
+            factor = matrix[r][col]
+            if r != col and factor:
+                matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[col])]
+                values[r] = [x - factor * y for x, y in zip(values[r], values[col])]
+    return values
+
+
+def components(edges: Sequence[Sequence[int]]) -> Iterator[list[int]]:
+    """Strongly connected components (Tarjan, without recursion), each after every component
+    it leads to."""
+    index: list[int | None] = [None] * len(edges)
+    low = [0] * len(edges)
+    on_stack = [False] * len(edges)
+    stack: list[int] = []
+    counter = 0
+    for root in range(len(edges)):
+        if index[root] is not None:
+            continue
+        work = [(root, 0)]
+        while work:
+            state, at = work.pop()
+            if at == 0:
+                index[state] = low[state] = counter
+                counter += 1
+                stack.append(state)
+                on_stack[state] = True
+            recurse = False
+            out = edges[state]
+            while at < len(out):
+                nxt = out[at]
+                at += 1
+                if index[nxt] is None:
+                    work.append((state, at))
+                    work.append((nxt, 0))
+                    recurse = True
+                    break
+                if on_stack[nxt]:
+                    low[state] = min(low[state], index[nxt])  # type: ignore[type-var]
+            if recurse:
+                continue
+            if low[state] == index[state]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack[top] = False
+                    component.append(top)
+                    if top == state:
+                        break
+                yield component
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[state])
+
+
+__all__ = ["NEVER_ENDS", "NeverEnds", "Row", "absorbed", "components", "explore"]

@@ -1,0 +1,170 @@
+"""Exact odds of whole fights as an absorbing Markov chain (issue 19): an encounter with `no cap`
+whose loop reads neither the time nor the pass count is solved over its states, repeats summed
+exactly, and a share that can never end reported as such (runtime/fight_chain.py)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import rulecraft
+from rulecraft.runtime import fight_odds
+from rulecraft.runtime.errors import RangeError
+from rulecraft.runtime.fight_chain import NEVER_ENDS, absorbed, components
+
+# Issue 19's simple duel: "both roll 2d6 + skill, the higher takes 2 stamina".
+SIMPLE = """rulebook simple "Simple duel"
+combatant fighter:
+  name: name
+  skill: 0..10
+  state stamina: 0..40 = 10 clamped
+encounter duel "Both roll 2d6 + skill, the higher takes 2 stamina" (a: fighter, b: fighter):
+  clock rounds
+  each round:
+    roll ra = 2d6
+    roll rb = 2d6
+    if ra + a.skill > rb + b.skill:
+      set b.stamina = b.stamina - 2
+    if rb + b.skill > ra + a.skill:
+      set a.stamina = a.stamina - 2
+  ends when a.stamina == 0 or b.stamina == 0
+  no cap
+  afterwards:
+    if a.stamina == 0:
+      outcome b_wins
+    outcome a_wins
+"""
+
+
+@pytest.fixture
+def tally(monkeypatch):
+    counted: dict[str, int] = {}
+    monkeypatch.setattr(fight_odds, "TALLY", counted)
+    return counted
+
+
+def simple(stamina: int, skill: int = 1, text: str = SIMPLE):
+    rb = rulecraft.compile(text, "simple.rules")
+    return rb.procedures["duel"], dict(a=rb.combatant(name="A", skill=skill, stamina=stamina),
+                                       b=rb.combatant(name="B", skill=0, stamina=stamina))
+
+
+def by_hand(stamina: int, skill: int) -> Fraction:
+    """The chance that A wins, as a plain dynamic programme: a round with a tie leaves the
+    state as it was, so each state's chance is its decisive rounds' over 1 − P(tie)."""
+    two = {t: 6 - abs(t - 7) for t in range(2, 13)}
+    win = sum(Fraction(x * y, 1296) for ra, x in two.items() for rb, y in two.items()
+              if ra + skill > rb)
+    lose = sum(Fraction(x * y, 1296) for ra, x in two.items() for rb, y in two.items()
+               if rb > ra + skill)
+    odds: dict[tuple[int, int], Fraction] = {}
+    for a in range(0, stamina + 1, 2):
+        for b in range(0, stamina + 1, 2):
+            if b == 0:
+                odds[a, b] = Fraction(a > 0)
+            elif a == 0:
+                odds[a, b] = Fraction(0)
+            else:
+                odds[a, b] = (win * odds[a, b - 2] + lose * odds[a - 2, b]) / (win + lose)
+    return odds[stamina, stamina]
+
+
+def test_no_cap_reads_like_the_book_and_formats_back():
+    # Issue 19: "add a form that reads like the book (suggestion: `no cap` in place of `at
+    # most N turns`)".
+    from rulecraft.dsl.formatter import format_file
+    from rulecraft.dsl.parser import parse
+    formatted = format_file(parse(SIMPLE, "simple.rules"))
+    assert "\n  no cap\n" in formatted
+    assert format_file(parse(formatted, "simple.rules")) == formatted
+    procedure, _ = simple(6)
+    assert procedure.timeless
+
+
+@pytest.mark.parametrize("stamina", [2, 6, 10])
+def test_the_chain_sums_the_ties_exactly(stamina, tally):
+    # "solve the chain exactly, so states that can repeat forever (ties, stand-offs) are summed
+    # as the geometric series they are and no round cap enters the answer"
+    procedure, args = simple(stamina)
+    odds = procedure.odds(**args)
+    assert odds == {"a_wins": by_hand(stamina, 1), "b_wins": 1 - by_hand(stamina, 1)}
+    # States keyed without the round: (stamina / 2 + 1) squared at most, each played once.
+    assert tally["states"] <= (stamina // 2 + 1) ** 2 and tally["expanded"] == tally["states"] + 1
+
+
+def test_a_capped_encounter_keeps_its_cap_as_a_rule():
+    # "a capped encounter still gives the capped answer (the cap IS a rule there)"
+    procedure, args = simple(4, text=SIMPLE.replace("no cap", "at most 2 rounds"))
+    assert not procedure.timeless
+    odds = procedure.odds(**args)
+    assert odds == procedure.path_odds(**args)
+    # A fight cut short after two rounds is A's unless A has fallen (`afterwards`).
+    assert odds["a_wins"] > by_hand(4, 1) and sum(odds.values()) == 1
+
+
+STANCES = """rulebook stances "Stances"
+combatant fighter:
+  name: name
+  state stance: 0..1 = 0
+encounter bout "A stand-off" (a: fighter):
+  clock rounds
+  each round:
+    roll r = d6
+    if a.stance == 0 and r == 6:
+      outcome hit
+    if a.stance == 1 and r >= 5:
+      outcome struck
+    set a.stance = 1 - a.stance
+  ends when false
+  no cap
+"""
+
+
+def test_a_stand_off_of_two_states_is_solved_as_a_linear_system():
+    # x0 = 1/6 hit + 5/6 x1, x1 = 1/3 struck + 2/3 x0: x0 = 3/8 hit + 5/8 struck.
+    rb = rulecraft.compile(STANCES, "stances.rules")
+    assert rb.procedures["bout"].odds(a=rb.combatant(name="A")) == {
+        "hit": Fraction(3, 8), "struck": Fraction(5, 8)}
+
+
+NEVER = """rulebook never "Never"
+combatant fighter:
+  name: name
+  state stamina: 0..10 = 4 clamped
+encounter bout "Some fights never end" (a: fighter, b: fighter):
+  clock rounds
+  roll mood = d4
+  each round:
+    roll r = d6
+    if mood > 1 and r == 6:
+      set b.stamina = b.stamina - 2
+  ends when b.stamina == 0
+  no cap
+"""
+
+
+def test_a_share_that_can_never_end_is_reported():
+    # "a share that can never end reported as an explicit "never ends" group"
+    rb = rulecraft.compile(NEVER, "never.rules")
+    odds = rb.procedures["bout"].odds(a=rb.combatant(name="A"), b=rb.combatant(name="B"))
+    assert odds == {"ended": Fraction(3, 4), NEVER_ENDS: Fraction(1, 4)}
+    assert repr(NEVER_ENDS) == "never ends"
+
+
+def test_a_run_that_never_ends_is_refused_by_its_work():
+    # "seeded/scripted RUNS of an uncapped encounter are bounded by the work budget"
+    rb = rulecraft.compile(NEVER, "never.rules")
+    with pytest.raises(RangeError) as info:
+        rb.procedures["bout"].run(a=rb.combatant(name="A"), b=rb.combatant(name="B"),
+                                  dice=[1] * 2000, limits=rulecraft.Limits(loop_passes=500))
+    assert "this encounter has `no cap` and had not ended after 500 passes (it may never end)" \
+        in info.value.message
+
+
+def test_components_come_after_those_they_lead_to():
+    # 0 -> 1 <-> 2 -> 3: {3} first, then {1, 2}, then {0}.
+    assert [sorted(c) for c in components([[1], [2], [1, 3], []])] == [[3], [1, 2], [0]]
+    half = Fraction(1, 2)
+    rows = [({0: half}, {"x": half})]  # a self-loop: the geometric series
+    assert absorbed(rows) == [{"x": Fraction(1)}]
