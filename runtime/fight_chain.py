@@ -17,25 +17,26 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
+from .fight_estimate import FIGHTS, estimate_states
 
-class NeverEnds:
-    """The group of the odds that a fight never ends (it goes round states it cannot leave)."""
 
-    _one: NeverEnds | None = None
+class NeverEnds(str):
+    """The group of the odds that a fight never ends (it goes round states it cannot leave):
+    text no outcome's name can be, printed and sorted as text."""
 
-    def __new__(cls) -> NeverEnds:
-        if cls._one is None:
-            cls._one = super().__new__(cls)
-        return cls._one
-
-    def __repr__(self) -> str:
-        return "never ends"
+    __slots__ = ()
 
     def __reduce__(self) -> str:
         return "NEVER_ENDS"
 
 
-NEVER_ENDS = NeverEnds()
+class FightTable(dict):  # type: ignore[type-arg]
+    """A fight's exact odds (group → probability) and how many states were visited."""
+
+    states: int = 0
+
+
+NEVER_ENDS = NeverEnds("never ends")
 
 def explore(fight: Any) -> dict[Any, Fraction]:
     """A fight's exact odds as a chain: from the start to the first pass heads, then each
@@ -59,6 +60,7 @@ def explore(fight: Any) -> dict[Any, Fraction]:
     entry = numbered(start)
     rows: list[Row] = []
     work = 0
+    estimated = False  # past an eighth of a limit, once (runtime/fight_estimate.py)
     while len(rows) < len(states):
         after: dict[Any, list[Any]] = {}
         ends: dict[Any, list[int]] = {}
@@ -67,6 +69,10 @@ def explore(fight: Any) -> dict[Any, Fraction]:
         rows.append((numbered(after), {g: Fraction(n, d) for g, (n, d) in ends.items()}))
         work += fight.work - before
         fight.foresee(len(rows), len(states) - len(entry), len(states) - len(rows), work)
+        if not estimated and (8 * len(states) >= fight.limits.odds_states or
+                              8 * fight.work >= fight.limits.enumeration_work):
+            estimated = True
+            _foresee(fight, len(rows), work)
     fight.visited = len(states)
     odds = {g: Fraction(n, d) for g, (n, d) in first.items()}
     solved = absorbed(rows)
@@ -74,6 +80,19 @@ def explore(fight: Any) -> dict[Any, Fraction]:
         for group, q in solved[state].items():
             odds[group] = odds.get(group, 0) + p * q
     return odds
+
+
+def _foresee(fight: Any, played: int, work: int) -> None:
+    """Refuse a chain whose states, estimated from random fights, are past `odds_states`,
+    or whose steps (as many a state as those played so far took) are past
+    `enumeration_work`."""
+    states = estimate_states(fight)
+    how = f"estimated from {FIGHTS} random fights"
+    if states > fight.limits.odds_states:
+        raise fight.too_large("odds_states", states, how=how)
+    steps = fight.work + work * (states - played) // played
+    if steps > fight.limits.enumeration_work:
+        raise fight.too_large("enumeration_work", steps, how=f"{states} states {how}")
 
 
 # One state's pass: the chance of each next state (by its number) and of each ending group.
@@ -205,4 +224,4 @@ def components(edges: Sequence[Sequence[int]]) -> Iterator[list[int]]:
                 low[parent] = min(low[parent], low[state])
 
 
-__all__ = ["NEVER_ENDS", "NeverEnds", "Row", "absorbed", "components", "explore"]
+__all__ = ["FightTable", "NEVER_ENDS", "NeverEnds", "Row", "absorbed", "components", "explore"]

@@ -38,7 +38,7 @@ from .dice import Counts, _Table
 from .clock_events import Clock
 from .errors import ARITHMETIC, RulecraftError, Span
 from .exact import TooLarge, add_weight
-from .fight_chain import explore
+from .fight_chain import FightTable, explore
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
                            Unmergeable)
 from .limits import Limits
@@ -163,7 +163,9 @@ class FightOdds:
                 TALLY["calls"] = TALLY.get("calls", 0) + len(self.calls)
         if not self.found:
             self.procedure._missing(self.asked, self.known)
-        return odds
+        table = FightTable(odds)
+        table.states = self.states
+        return table
 
     def layered(self) -> dict[Any, Fraction]:
         """The states of pass after pass (the pass made part of each), merged, played on."""
@@ -366,7 +368,7 @@ class FightOdds:
                                  sampled=True)
 
     def too_large(self, limit: str, foreseen: int | None = None,
-                  sampled: bool = False) -> TooLarge:
+                  sampled: bool = False, how: str | None = None) -> TooLarge:
         if limit == "odds_states":
             what, most = "distinct states", self.limits.odds_states
         else:
@@ -374,8 +376,8 @@ class FightOdds:
         if foreseen is None:
             need = f"more than {most} {what}"
         else:
-            how = (f"one pass of the loop estimated from {self.SAMPLES} random runs" if sampled
-                   else "foreseen from those played so far")
+            how = how or (f"one pass of the loop estimated from {self.SAMPLES} random runs"
+                          if sampled else "foreseen from those played so far")
             need = f"about {foreseen} {what} ({how}; the limit is {most})"
         err = TooLarge(f"the exact odds need {need} {Limits.hint(limit)}; estimate them by "
                        "sampling instead: `rulecraft odds … --samples 100000 --seed 1` "

@@ -149,7 +149,7 @@ def test_a_share_that_can_never_end_is_reported():
     rb = rulecraft.compile(NEVER, "never.rules")
     odds = rb.procedures["bout"].odds(a=rb.combatant(name="A"), b=rb.combatant(name="B"))
     assert odds == {"ended": Fraction(3, 4), NEVER_ENDS: Fraction(1, 4)}
-    assert repr(NEVER_ENDS) == "never ends"
+    assert NEVER_ENDS == "never ends" and odds.states == 7  # B's 4 or 2 by moods 2-4; mood 1
 
 
 def test_a_run_that_never_ends_is_refused_by_its_work():
@@ -168,3 +168,44 @@ def test_components_come_after_those_they_lead_to():
     half = Fraction(1, 2)
     rows = [({0: half}, {"x": half})]  # a self-loop: the geometric series
     assert absorbed(rows) == [{"x": Fraction(1)}]
+
+
+def test_a_chain_too_large_is_refused_with_an_estimate_of_its_states(tally, tmp_path):
+    # "refusals ESTIMATE the states needed before spending the work": 15 × 15 states at
+    # stamina 30 (each side's 30, 28 … 2), foretold from random fights after an eighth of
+    # the limit, not counted to the limit.
+    from rulecraft.runtime.exact import TooLarge
+    procedure, args = simple(30)
+    with pytest.raises(TooLarge) as info:
+        procedure.odds(limits=rulecraft.Limits(odds_states=100), **args)
+    assert "about 225 distinct states (estimated from 16 random fights; the limit is 100)" \
+        in str(info.value) and "--samples" in str(info.value)
+    assert tally["states"] < 30
+
+
+def test_the_odds_command_prints_a_fight_as_decimals_and_the_states_visited(tmp_path):
+    # "`rulecraft odds RB ENCOUNTER a=@… b=@…` prints DECIMALS by default for a fight,
+    # `--exact` for fractions, and says how many states were visited (also in `--json`)"
+    import json
+
+    from click.testing import CliRunner
+
+    from rulecraft.cli import cli
+    rules = tmp_path / "simple.rules"
+    rules.write_text(SIMPLE)
+    (tmp_path / "a.toml").write_text('name = "A"\nskill = 1\nstamina = 6\n')
+    (tmp_path / "b.toml").write_text('name = "B"\nskill = 0\nstamina = 6\n')
+    call = ["odds", str(rules), "duel", f"a=@{tmp_path / 'a.toml'}", f"b=@{tmp_path / 'b.toml'}"]
+    p = by_hand(6, 1)
+    shown = CliRunner().invoke(cli, call)
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines() == [  # outcomes in the order written
+        f"b_wins                       {float(1 - p):.6f}  {float((1 - p) * 100):6.2f}%",
+        f"a_wins                       {float(p):.6f}  {float(p * 100):6.2f}%",
+        "exact odds, 9 states of the fight visited (--exact prints fractions)"]
+    exact = CliRunner().invoke(cli, call + ["--exact"]).output
+    assert f" {p} " in exact and exact.endswith("9 states of the fight visited\n")
+    data = json.loads(CliRunner().invoke(cli, call + ["--json"]).output)
+    assert data["states_visited"] == 9 and data["exact"] is True
+    assert [(r["outcome"], r["probability"]) for r in data["odds"]] == [
+        ("b_wins", str(1 - p)), ("a_wins", str(p))]
