@@ -13,6 +13,7 @@ group NEVER_ENDS, never dropped.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
@@ -40,46 +41,87 @@ NEVER_ENDS = NeverEnds("never ends")
 
 def explore(fight: Any) -> dict[Any, Fraction]:
     """A fight's exact odds as a chain: from the start to the first pass heads, then each
-    state met played for one pass (`FightOdds.expand`), numbered as met; then solved."""
+    state met played for one pass (`FightOdds.expand`), numbered as met; then solved (`no
+    cap`) or followed pass by pass up to the cap (`capped`)."""
+    cap = fight.procedure.cap
     start: dict[Any, list[Any]] = {}
     first: dict[Any, list[int]] = {}
     fight.expand(1, 1, None, start, first)  # the steps before the loop, to its first head
     known: dict[Any, int] = {}
     states: list[Any] = []  # each state's snapshot, by its number
+    depth: list[int] = []  # the first pass each state is met at
 
-    def numbered(after: dict[Any, list[Any]]) -> dict[int, Fraction]:
+    def numbered(after: dict[Any, list[Any]], at: int) -> dict[int, Fraction]:
         found = {}
         for key, (num, den, snapshot) in after.items():
             place = known.get(key)
             if place is None:
                 place = known[key] = len(states)
                 states.append(snapshot)
+                depth.append(at)
             found[place] = Fraction(num, den)
         return found
 
-    entry = numbered(start)
+    entry = numbered(start, 0)
     rows: list[Row] = []
     work = 0
     estimated = False  # past an eighth of a limit, once (runtime/fight_estimate.py)
     while len(rows) < len(states):
+        state = len(rows)
+        if cap is not None and depth[state] >= cap - 1:  # its one pass is its last: below
+            rows.append(({}, {}))
+            continue
         after: dict[Any, list[Any]] = {}
         ends: dict[Any, list[int]] = {}
         before = fight.work
-        fight.expand(1, 1, states[len(rows)], after, ends, known)
-        rows.append((numbered(after), {g: Fraction(n, d) for g, (n, d) in ends.items()}))
+        fight.expand(1, 1, states[state], after, ends, known)
+        rows.append((numbered(after, depth[state] + 1),
+                     {g: Fraction(n, d) for g, (n, d) in ends.items()}))
         work += fight.work - before
-        fight.foresee(len(rows), len(states) - len(entry), len(states) - len(rows), work)
-        if not estimated and (8 * len(states) >= fight.limits.odds_states or
+        # With a cap, the states are refused at the limit, as pass by pass (a chain cut
+        # short by its cap can be far smaller than the states foreseen).
+        fight.foresee(len(rows), len(states) - len(entry) if cap is None else 0,
+                      len(states) - len(rows), work)
+        if cap is None and not estimated and (8 * len(states) >= fight.limits.odds_states or
                               8 * fight.work >= fight.limits.enumeration_work):
             estimated = True
             _foresee(fight, len(rows), work)
-    fight.visited = len(states)
     odds = {g: Fraction(n, d) for g, (n, d) in first.items()}
-    solved = absorbed(rows)
+    if cap is None:
+        solved = absorbed(rows)
+    else:
+        solved = _capped(fight, cap, rows, states, entry)
     for state, p in entry.items():
         for group, q in solved[state].items():
             odds[group] = odds.get(group, 0) + p * q
     return odds
+
+
+def _capped(fight: Any, cap: int, rows: list[Row], states: list[Any], entry: dict[int, Any]
+            ) -> list[dict[Any, Fraction]]:
+    """Each state's endings within the passes the cap leaves it: its last pass played as such
+    (it ends, or the cap ends it: `capped`), then pass by pass back to the first head —
+    each state's own pass worked out once, whatever pass it is met at."""
+    reached = set(entry)  # the states a fight can be in at the last pass
+    for _ in range(cap - 1):
+        reached = {t for s in reached for t in rows[s][0]}
+    last: list[dict[Any, Fraction]] = []
+    for state, snapshot in enumerate(states):
+        ends: dict[Any, list[int]] = {}
+        if state in reached:
+            fight.expand(1, 1, _at_pass(snapshot, cap - 1), {}, ends)
+        last.append({g: Fraction(n, d) for g, (n, d) in ends.items()})
+    solved = last  # the endings of a state met at the last pass
+    for _ in range(cap - 1):  # one pass more left, each time round
+        solved = [_carried(row, solved) if row[0] or row[1] else {} for row in rows]
+    return solved
+
+
+def _at_pass(snapshot: Any, made: int) -> Any:
+    """A state's snapshot, met at pass `made` instead."""
+    moved = copy.copy(snapshot)
+    moved.made = made
+    return moved
 
 
 def _foresee(fight: Any, played: int, work: int) -> None:
