@@ -209,3 +209,26 @@ def test_the_odds_command_prints_a_fight_as_decimals_and_the_states_visited(tmp_
     assert data["states_visited"] == 9 and data["exact"] is True
     assert [(r["outcome"], r["probability"]) for r in data["odds"]] == [
         ("b_wins", str(1 - p)), ("a_wins", str(p))]
+
+
+def test_a_turn_clock_keyed_from_now_gives_the_capped_fight_s_odds():
+    # A duel on a clock of tenths (test_encounters.DUEL, who won): with `no cap` its states are
+    # keyed with the next turns counted from now; no fight lasts 100 turns, so the odds are
+    # those of the same fight `at most 100 turns`, worked out pass by pass with the time.
+    from test_exact_fights import WON, duel
+    procedure, args = duel(WON.replace("at most 100 turns", "no cap"), 6)
+    assert procedure.timeless and procedure.cap is None
+    capped, capped_args = duel(WON, 6)
+    odds = procedure.odds(by="winner", **args)
+    assert odds == capped.odds(by="winner", **capped_args) and odds.states < 103
+
+
+def test_a_condition_for_a_round_is_keyed_from_now():
+    # test_exact_fights.DAZED: "give b "Dazed" for 1" lasts through the next round; with
+    # `no cap` its state is the condition's time left, not the round it ends in.
+    from test_exact_fights import DAZED
+    rb = rulecraft.compile(DAZED.replace("at most 4 rounds", "no cap"), "daze.rules")
+    odds = rb.procedures["brawl"].odds(a=rb.combatant(name="A"), b=rb.combatant(name="B"))
+    # Each round: dazed from the last round, B loses 1 (2 hp: two such rounds end it).
+    # A state is B's hp and whether B is dazed: it ends, surely.
+    assert odds == {"ended": 1} and odds.states <= 4
