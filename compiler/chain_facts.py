@@ -22,6 +22,12 @@ def loop_of(decl: s.ProcedureDecl) -> s.EncounterLoop | None:
     return next((st for st in decl.steps if isinstance(st, s.EncounterLoop)), None)
 
 
+def uncapped(decl: s.ProcedureDecl) -> bool:
+    """An encounter with `no cap`."""
+    loop = loop_of(decl)
+    return loop is not None and loop.cap is None
+
+
 def cap_of(decl: s.ProcedureDecl) -> int | None:
     """An encounter's cap when it is written as a number (`at most 20 rounds`), else None."""
     loop = loop_of(decl)
@@ -59,4 +65,4 @@ def timeless(decl: s.ProcedureDecl, found: dict[str, s.ProcedureDecl],
     return not (read & _TIMED)
 
 
-__all__ = ["cap_of", "loop_of", "timeless"]
+__all__ = ["cap_of", "loop_of", "timeless", "uncapped"]

@@ -424,7 +424,7 @@ class RunContext:
                 yield n
                 n += 1
         except RangeError as err:
-            if "no cap" in err.message:
+            if "no cap" in err.message or self.head is not None:  # exact odds say their own
                 raise
             refused = RangeError(f"this encounter has `no cap` and had not ended after "
                                  f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)
@@ -592,7 +592,7 @@ class ExactContext(RunContext):
                 yield n
                 n += 1
         except RangeError as err:
-            if "no cap" in err.message:
+            if "no cap" in err.message or self.head is not None:  # exact odds say their own
                 raise
             refused = RangeError(f"this encounter has `no cap` and had not ended after "
                                  f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)

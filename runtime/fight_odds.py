@@ -36,7 +36,7 @@ from .combatants import Combatant
 from .context import Finished, RunContext
 from .dice import Counts, _Table
 from .clock_events import Clock
-from .errors import ARITHMETIC, RulecraftError, Span
+from .errors import ARITHMETIC, RangeError, RulecraftError, Span
 from .exact import TooLarge, add_weight
 from .fight_chain import FightTable, explore
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
@@ -156,6 +156,10 @@ class FightOdds:
         time is read, else the states of pass after pass, merged, played on."""
         try:
             odds = explore(self) if self.timeless else self.layered()
+        except (TooLarge, RangeError) as err:
+            if not self.procedure.uncapped or getattr(err, "limit", None) is None:
+                raise
+            raise _endless(err, self.asked) from None
         finally:
             if TALLY is not None:
                 for name in ("states", "expanded", "runs", "work"):
@@ -384,6 +388,20 @@ class FightOdds:
                        "(from Python: procedure.sample(100000, seed=1, …))")
         err.limit = limit  # type: ignore[attr-defined]
         return err
+
+
+def _endless(err: Any, asked: str | None) -> Any:
+    """A refusal of a fight with `no cap` whose states keep the time or the passes made: say
+    why they never repeat, and what would let them."""
+    why = (f"the odds are asked by {asked}, which counts the time or the passes"
+           if asked in ("time", "turns", "rounds") else
+           "its loop (or a procedure it calls) reads the time or the pass count, or a time "
+           "limit was given")
+    refused = type(err)(f"this encounter has `no cap` and {why}, so no state of the fight "
+                        f"repeats and a fight that can go on has ever more of them (ask by "
+                        f"outcome, or give it a cap): {err.message}", err.span, err.source)
+    refused.limit = err.limit
+    return refused
 
 
 def _walk(play: Callable[[list[int]], tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:

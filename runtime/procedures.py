@@ -169,6 +169,7 @@ class Procedure:
     # for `cap` passes with a cap written as a number.
     timeless: bool = False
     cap: int | None = None
+    uncapped: bool = False  # `no cap`
     # Cut for exact odds (compiler/stepper.py) the first time a procedure of the rulebook asks:
     # `steppers` writes them all; compiling does not wait for it.
     steppers: Callable[[], None] | None = attrs.field(default=None, repr=False)

@@ -232,3 +232,14 @@ def test_a_condition_for_a_round_is_keyed_from_now():
     # Each round: dazed from the last round, B loses 1 (2 hp: two such rounds end it).
     # A state is B's hp and whether B is dazed: it ends, surely.
     assert odds == {"ended": 1} and odds.states <= 4
+
+
+def test_odds_by_the_length_of_a_fight_with_no_cap_are_refused_saying_why():
+    # Asked by rounds, every state keeps its round, and a tie can repeat for ever.
+    from rulecraft.runtime.exact import TooLarge
+    procedure, args = simple(4)
+    with pytest.raises(TooLarge) as info:
+        procedure.odds(by="rounds", limits=rulecraft.Limits(odds_states=200), **args)
+    message = str(info.value)
+    assert "this encounter has `no cap` and the odds are asked by rounds" in message
+    assert "--samples 100000" in message
