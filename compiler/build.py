@@ -23,6 +23,7 @@ from .clock_ticks import loop_blocks
 from .clock_units import gather as gather_time_units
 from .codegen import Writer, fast_check
 from .sides import side_groups
+from .chain_facts import cap_of, timeless, uncapped
 from .stepper import defer as defer_steppers
 from .order import formula_calls, names_used, order
 from .outcomes import Schema
@@ -492,7 +493,9 @@ class _Compiler:
                                       tuple(dict.fromkeys(choices)), self.tree.source,
                                       outcomes=self._outcomes(name),
                                       clock=d.clock[0] if d.clock else None,
-                                      sides=side_groups(d))
+                                      sides=side_groups(d),
+                                      timeless=timeless(d, found, self.scope.policies),
+                                      cap=cap_of(d), uncapped=uncapped(d))
         return {name: built[name] for name in found if name in built}
 
     def _call_depths(self, ordered: list[str], depends: dict[str, list[tuple[str, Any]]]

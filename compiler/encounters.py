@@ -130,14 +130,8 @@ class EncounterSteps:
             self.scope.error(RuleTypeError, "a turn or round loop is an encounter's: write "
                              "`encounter NAME (…):` with a `clock` line", step.span)
             return
-        cap, ct = self.expr(step.cap, env)
-        if ct.kind not in ("int", "any"):
-            self.scope.error(RuleTypeError, f"the cap of an encounter is a whole number of "
-                             f"{step.unit}, not {ct}", step.cap.span)
         counted = "turns" if step.kind == "turn" else "rounds"
-        if step.unit != counted:
-            self.scope.error(RuleTypeError, f"this encounter goes by {counted}: write `at most "
-                             f"N {counted}`", step.span)
+        capped = self.cap_code(step, env, counted)
         for ending in ENDINGS:
             self.schema.fields.setdefault(ending, ["time", counted])
             self.schema.record(ending, "time", NUM)
@@ -149,8 +143,7 @@ class EncounterSteps:
             self.line(depth, "try:")
             depth += 1
         self.line(depth, "_head = _ctx.head")
-        self.line(depth, f"for _pass in _ctx.passes({where}, "
-                         f"{self.emit.cast(cap, ct, 'int', step.cap)}, _ctx.resumed"
+        self.line(depth, f"for _pass in _ctx.passes({where}, {capped}, _ctx.resumed"
                          f"{cost(step.body)}):")
         inner = depth + 1
         self._head(step, env, periods, inner)
@@ -200,6 +193,20 @@ class EncounterSteps:
         if step.afterwards:
             self.afterwards_steps(step, env, depth - 1)
 
+    def cap_code(self: Any, step: s.EncounterLoop, env: Env, counted: str) -> str:
+        """The cap as code: `at most N turns`, or None for `no cap` (the runtime bounds such
+        a run by the work budget, and exact odds sum its repeats: runtime/fight_chain.py)."""
+        if step.cap is None:
+            return "None"
+        cap, ct = self.expr(step.cap, env)
+        if ct.kind not in ("int", "any"):
+            self.scope.error(RuleTypeError, f"the cap of an encounter is a whole number of "
+                             f"{step.unit}, not {ct}", step.cap.span)
+        if step.unit != counted:
+            self.scope.error(RuleTypeError, f"this encounter goes by {counted}: write `at most "
+                             f"N {counted}` (or `no cap`)", step.span)
+        return str(self.emit.cast(cap, ct, "int", step.cap))
+
     def _own_name(self: Any, step: s.EncounterLoop, env: Env) -> None:
         """`turn NAME:` binds the party whose turn it is to a name of its own: `now` is the
         time, and rebinding a party or value (`turn a:`) would lose it, as `for each` would."""
@@ -221,7 +228,8 @@ class EncounterSteps:
         names = [code for name, (code, _) in env.items() if code.startswith("v_") and
                  code.isidentifier() and (name in read or name == "now")]
         names += periods
-        names = list(dict.fromkeys(names))
+        # `now` first: a fight keyed without its time (runtime/fight_chain.py) skips it.
+        names = list(dict.fromkeys(["v_now"] + names))
         held = ", ".join(names) + ","
         self.line(depth, "if _head is not None:")
         self.line(depth + 1, f"{held} = _head({self.encounter_name!r}, _pass, _sched, "

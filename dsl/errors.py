@@ -130,7 +130,7 @@ def _what_to_write(err: UnexpectedToken, text: str) -> tuple[str, int, int] | No
             here.lstrip().startswith("repeat until"):
         return ("`repeat until …` needs a cap on how often it repeats: write "
                 f"`{here.strip().rstrip(':')}, at most N times:`", err.line, err.column)
-    if set(err.expected) == {"AT"} and token.type in ("_DEDENT", "$END"):
+    if set(err.expected) in ({"AT"}, {"AT", "NO"}) and token.type in ("_DEDENT", "$END"):
         before = lines[: (token.end_line or err.line or len(lines)) - 1]
         for number in range(len(before), 0, -1):
             words = before[number - 1].split()
@@ -139,7 +139,8 @@ def _what_to_write(err: UnexpectedToken, text: str) -> tuple[str, int, int] | No
                 unit = "rounds" if any(x.strip().startswith("each round")
                                        for x in before[number:]) else "turns"
                 return (f"encounter {name} needs a cap on its length: add a line `at most N "
-                        f"{unit}` after its `ends when` line", number, 1)
+                        f"{unit}` after its `ends when` line, or `no cap` for a fight that goes "
+                        "on until it ends", number, 1)
             if before[number - 1][:1] not in (" ", "\t", "#", ""):
                 break
     return None

@@ -338,6 +338,7 @@ def _encounter_loop(step: s.EncounterLoop, pad: str, depth: int) -> list[str]:
     every = ft.every_blocks(step, pad, depth, expression, _steps, _comments)
     return [head] + _steps(step.body, depth + 1) + every + [
         f"{pad}ends when {_ends(step.ends)}",
+        f"{pad}no cap" if step.cap is None else
         f"{pad}at most {expression(step.cap)} {step.unit}"] + ft.afterwards(
         step, pad, depth, _steps, _comments)
 

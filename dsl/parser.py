@@ -451,6 +451,10 @@ class _Builder(Transformer_NonRecursive):
     def cap_line(self, meta: Any, c: list[Any]) -> tuple[Any, str]:
         return c[0], str(c[1])
 
+    def no_cap(self, meta: Any, c: list[Any]) -> tuple[None, str]:
+        """`no cap`: the loop goes on until its `ends when` holds (runs within the work)."""
+        return None, ""
+
     def _schedule(self, mode: str, meta: Any, c: list[Any]) -> s.ScheduleStep:
         span = self._span(meta)
         return s.ScheduleStep(mode, str(c[0]), c[1] if len(c) > 1 else None, span,

@@ -315,8 +315,8 @@ class EncounterLoop:  # turn_loop / round_loop: the body of a fight, until it en
     var: str  # the party whose turn it is, or "round" (the round's number)
     body: tuple[Any, ...]
     ends: Expr
-    cap: Expr
-    unit: str  # what the cap counts, as written ("turns", "rounds")
+    cap: Expr | None  # None: `no cap`, the fight goes on until it ends
+    unit: str  # what the cap counts, as written ("turns", "rounds"); "" with no cap
     span: Span
     comments: tuple[str, ...] = ()
     every: Every | None = None  # steps run on the clock itself, every so often

@@ -16,7 +16,7 @@ KEYWORDS = ("act", "add", "adds", "after", "afterwards", "against", "aim", "all"
             "every", "expect",
             "facing", "for", "from", "ft", "give", "given", "hex", "if", "in", "insert",
             "integer", "is", "lane", "lengthen", "let", "list", "map", "may", "mod", "most",
-            "not", "number", "on", "one", "only", "or", "outcome", "outcomes", "parameter",
+            "no", "not", "number", "on", "one", "only", "or", "outcome", "outcomes", "parameter",
             "per", "raise", "ready", "referee", "repeat", "reveal", "roll", "round", "row",
             "rows", "ruling", "seeing", "set", "side", "sides", "standing", "state", "step",
             "stop", "take", "the", "then", "times", "to", "turn", "turns", "until", "when",

@@ -416,16 +416,23 @@ def run(rulebook: str, procedure: str, arguments: tuple[str, ...], seed: int | N
               help="Estimate the odds from N seeded runs, each with its 95% interval, instead "
                    "of working them out exactly (for procedures too large for exact odds).")
 @click.option("--seed", type=int, default=None, help="Seed for --samples.")
+@click.option("--exact", is_flag=True, help="A fight's odds as fractions (they are worked out "
+              "exactly either way; a fight's are printed as decimals by default).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @bases_option
 @limit_option
 def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
-         samples: int | None, seed: int | None, as_json: bool, limits: Limits) -> None:
+         samples: int | None, seed: int | None, exact: bool, as_json: bool,
+         limits: Limits) -> None:
     """Exact odds of PROCEDURE's outcomes, as fractions (or, with --samples N, estimated).
 
     ARGUMENTS are given as for `run`; choices not given take their defaults. The values are
     listed in their own order: outcomes as declared, numbers by size, an enum's members in
-    its order (injuries by severity), other text alphabetically; paths without one last."""
+    its order (injuries by severity), other text alphabetically; paths without one last.
+
+    An encounter's odds are those of the whole fight, printed as decimals (--exact: fractions)
+    with the number of states visited; a fight with `no cap` that can go on for ever has a
+    `never ends` row."""
     if seed is not None and samples is None:
         raise click.UsageError("--seed goes with --samples N")
     try:
@@ -445,9 +452,15 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
         _emit(*sampled_rows(in_order(rb, proc, by, estimates), by, as_json))
         return
     rows = in_order(rb, proc, by, table)
-    data = [{by: jsonable(k), "probability": str(p), "percent": float(p * 100)} for k, p in rows]
-    text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
-                     for k, p in rows)
+    data: Any = [{by: jsonable(k), "probability": str(p), "percent": float(p * 100)}
+                 for k, p in rows]
+    if proc.clock is not None:  # a whole fight: decimals, and the states it took
+        from .fight_table import fight_odds_text  # a fight's odds only
+
+        data, text = fight_odds_text(by, rows, data, getattr(table, "states", None), exact)
+    else:
+        text = "\n".join(f"{display(k) or '(none)':<24} {str(p):>12}  {float(p * 100):6.2f}%"
+                         for k, p in rows)
     _emit(data, as_json, text)
 
 

@@ -397,15 +397,40 @@ class RunContext:
             self.trace.append(("each", name, item, span))
             yield item
 
-    def passes(self, span: Span, cap: int, start: int = 0, cost: int = 1) -> Iterator[int]:
+    def passes(self, span: Span, cap: int | None, start: int = 0, cost: int = 1
+               ) -> Iterator[int]:
         """The passes of a `repeat` or an encounter's loop: at most `cap`, the number its rule
-        writes (from pass `start` when exact odds resume a fight there)."""
+        writes (from pass `start` when exact odds resume a fight there); with `no cap` (None)
+        as many as the run's work and `loop_passes` allow, refused past them."""
+        if cap is None:
+            return self._uncapped(span, start, cost)
         if cap < 1:
             raise RangeError(f"a repeat needs at least one pass; its cap here is {cap}", span,
                              self.source)
+        return self._capped(span, cap, start, cost)
+
+    def _capped(self, span: Span, cap: int, start: int, cost: int) -> Iterator[int]:
         for n in range(start, cap):
             self._pass(span, cost, n - start, cap - start)
             yield n
+
+    def _uncapped(self, span: Span, start: int, cost: int) -> Iterator[int]:
+        """An encounter with `no cap`: pass after pass until it ends; a run that will not end
+        is refused by its work or `loop_passes`, saying so."""
+        n = start
+        try:
+            while True:
+                self._pass(span, cost)
+                yield n
+                n += 1
+        except RangeError as err:
+            if "no cap" in err.message or self.head is not None:  # exact odds say their own
+                raise
+            refused = RangeError(f"this encounter has `no cap` and had not ended after "
+                                 f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)
+            if hasattr(err, "limit"):
+                refused.limit = err.limit  # type: ignore[attr-defined]
+            raise refused from None
 
     def until(self, span: Span, condition: str, met: bool) -> bool:
         self.trace.append(("branch", f"until {condition}", met, span))
@@ -556,6 +581,24 @@ class ExactContext(RunContext):
 
     def branch(self, span: Span, condition: str, taken: bool) -> None:
         pass
+
+    def _uncapped(self, span: Span, start: int, cost: int) -> Iterator[int]:
+        """An encounter with `no cap`: pass after pass until it ends; a run that will not end
+        is refused by its work or `loop_passes`, saying so."""
+        n = start
+        try:
+            while True:
+                self._pass(span, cost)
+                yield n
+                n += 1
+        except RangeError as err:
+            if "no cap" in err.message or self.head is not None:  # exact odds say their own
+                raise
+            refused = RangeError(f"this encounter has `no cap` and had not ended after "
+                                 f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)
+            if hasattr(err, "limit"):
+                refused.limit = err.limit  # type: ignore[attr-defined]
+            raise refused from None
 
     def until(self, span: Span, condition: str, met: bool) -> bool:
         return met

@@ -36,8 +36,9 @@ from .combatants import Combatant
 from .context import Finished, RunContext
 from .dice import Counts, _Table
 from .clock_events import Clock
-from .errors import ARITHMETIC, RulecraftError, Span
+from .errors import ARITHMETIC, RangeError, RulecraftError, Span
 from .exact import TooLarge, add_weight
+from .fight_chain import FightTable, explore
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
                            Unmergeable)
 from .limits import Limits
@@ -144,23 +145,21 @@ class FightOdds:
         self.random = random.Random(0)  # estimates alike every time
         self.found = by == "outcome"  # whether any ending has the value grouped by
         self.known: set[str] = set()
+        # A chain over states keyed without the time (runtime/fight_chain.py): an encounter
+        # with `no cap` whose loop reads no time, asked nothing of its time or length, and
+        # played with no time limit.
+        self.timeless = (procedure.timeless and options.time_limit is None and
+                         by not in ("time", "turns", "rounds"))
 
     def odds(self) -> dict[Any, Fraction]:
-        """Each group's exact probability: the states of pass after pass, merged, played on."""
-        ends: dict[Any, list[int]] = {}
-        layer: dict[Any, list[Any]] = {}
+        """Each group's exact probability: a chain solved (runtime/fight_chain.py) where no
+        time is read, else the states of pass after pass, merged, played on."""
         try:
-            self.expand(1, 1, None, layer, ends)  # the steps before the loop, to its first head
-            while layer:
-                after: dict[Any, list[Any]] = {}
-                done = new = work = 0
-                left = len(layer)
-                for num, den, state in layer.values():
-                    before = self.work
-                    new += self.expand(num, den, state, after, ends)
-                    done, left, work = done + 1, left - 1, work + self.work - before
-                    self.foresee(done, new, left, work)
-                layer = after
+            odds = explore(self) if self.timeless else self.layered()
+        except (TooLarge, RangeError) as err:
+            if not self.procedure.uncapped or getattr(err, "limit", None) is None:
+                raise
+            raise _endless(err, self.asked) from None
         finally:
             if TALLY is not None:
                 for name in ("states", "expanded", "runs", "work"):
@@ -168,12 +167,32 @@ class FightOdds:
                 TALLY["calls"] = TALLY.get("calls", 0) + len(self.calls)
         if not self.found:
             self.procedure._missing(self.asked, self.known)
+        table = FightTable(odds)
+        table.states = self.states
+        return table
+
+    def layered(self) -> dict[Any, Fraction]:
+        """The states of pass after pass (the pass made part of each), merged, played on."""
+        ends: dict[Any, list[int]] = {}
+        layer: dict[Any, list[Any]] = {}
+        self.expand(1, 1, None, layer, ends)  # the steps before the loop, to its first head
+        while layer:
+            after: dict[Any, list[Any]] = {}
+            done = new = work = 0
+            left = len(layer)
+            for num, den, state in layer.values():
+                before = self.work
+                new += self.expand(num, den, state, after, ends)
+                done, left, work = done + 1, left - 1, work + self.work - before
+                self.foresee(done, new, left, work)
+            layer = after
         return {k: Fraction(n, d) for k, (n, d) in ends.items()}
 
     def expand(self, num: int, den: int, state: Snapshot | None, after: dict[Any, list[Any]],
-               ends: dict[Any, list[int]]) -> int:
+               ends: dict[Any, list[int]], known: Mapping[Any, int] | None = None) -> int:
         """Every path of one pass from `state` (from the start, with None): each to the next
-        pass head, merged into `after`, or to an ending, added to `ends`. The new states."""
+        pass head, merged into `after`, or to an ending, added to `ends`. The new states
+        (those not `known` already: no snapshot is taken of those)."""
         self.expanded += 1
         forced = () if state is None else state.forced
         new = 0
@@ -184,7 +203,9 @@ class FightOdds:
             n, d = num * source.numerator, den * source.denominator
             if type(end) is Reached:
                 held = after.get(end.key)
-                if held is None:
+                if held is None and known is not None and end.key in known:
+                    after[end.key] = [n, d, None]
+                elif held is None:
                     after[end.key] = [n, d, Snapshot(
                         end.made, end.values, Board(self.handles, ctx, end.sched,
                                                     end.conditions),
@@ -256,8 +277,11 @@ class FightOdds:
     def reached(self, ctx: FightContext, made: int, sched: Any, values: tuple[Any, ...]
                 ) -> Reached:
         """The state a run is in at the head of pass `made`, keyed."""
-        board, conditions = self.keys.board(ctx, sched)
+        board, conditions = self.keys.board(ctx, sched, self.timeless)
         asked = None if self.unread else self.keys.value(ctx.values.get(self.asked, MISSING))
+        if self.timeless:  # `now` (the first of the values) and the pass are read by nothing
+            key = (tuple(map(self.keys.value, values[1:])), board, asked)
+            return Reached(key, made, sched, values, conditions)
         key = (made, tuple(map(self.keys.value, values)), board, ctx.now, ctx.whole_rounds,
                asked)
         return Reached(key, made, sched, values, conditions)
@@ -348,7 +372,7 @@ class FightOdds:
                                  sampled=True)
 
     def too_large(self, limit: str, foreseen: int | None = None,
-                  sampled: bool = False) -> TooLarge:
+                  sampled: bool = False, how: str | None = None) -> TooLarge:
         if limit == "odds_states":
             what, most = "distinct states", self.limits.odds_states
         else:
@@ -356,14 +380,28 @@ class FightOdds:
         if foreseen is None:
             need = f"more than {most} {what}"
         else:
-            how = (f"one pass of the loop estimated from {self.SAMPLES} random runs" if sampled
-                   else "foreseen from those played so far")
+            how = how or (f"one pass of the loop estimated from {self.SAMPLES} random runs"
+                          if sampled else "foreseen from those played so far")
             need = f"about {foreseen} {what} ({how}; the limit is {most})"
         err = TooLarge(f"the exact odds need {need} {Limits.hint(limit)}; estimate them by "
                        "sampling instead: `rulecraft odds … --samples 100000 --seed 1` "
                        "(from Python: procedure.sample(100000, seed=1, …))")
         err.limit = limit  # type: ignore[attr-defined]
         return err
+
+
+def _endless(err: Any, asked: str | None) -> Any:
+    """A refusal of a fight with `no cap` whose states keep the time or the passes made: say
+    why they never repeat, and what would let them."""
+    why = (f"the odds are asked by {asked}, which counts the time or the passes"
+           if asked in ("time", "turns", "rounds") else
+           "its loop (or a procedure it calls) reads the time or the pass count, or a time "
+           "limit was given")
+    refused = type(err)(f"this encounter has `no cap` and {why}, so no state of the fight "
+                        f"repeats and a fight that can go on has ever more of them (ask by "
+                        f"outcome, or give it a cap): {err.message}", err.span, err.source)
+    refused.limit = err.limit
+    return refused
 
 
 def _walk(play: Callable[[list[int]], tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:

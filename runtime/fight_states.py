@@ -25,6 +25,7 @@ from .results import Outcome
 _PLAIN = (int, str, bool, type(None), Decimal, float, Dice)  # keys as they are
 _MAP, _OUTCOME = object(), object()  # tags in keys: never a rule's value
 MISSING = object()  # a value not set
+_NONE: frozenset[Any] = frozenset()  # an empty part of a key, made once
 
 
 class Unmergeable(Exception):
@@ -84,21 +85,30 @@ class Keys:
                 _frozen(figures[n]) for n in handle.model.given_names))
         return held[1]
 
-    def board(self, ctx: Any, sched: Any) -> tuple[Any, dict[int, dict[Any, Any]]]:
+    def board(self, ctx: Any, sched: Any, timeless: bool = False
+              ) -> tuple[Any, dict[int, dict[Any, Any]]]:
         """The board at a pass head, keyed, and the conditions still to run there (by party
-        id): from the next pass on, now is later (a new round, or a turn no earlier)."""
+        id): from the next pass on, now is later (a new round, or a turn no earlier).
+        `timeless`: nothing reads the time or the turns taken, so times are keyed from now
+        and the clock's own counts are left out (runtime/fight_chain.py)."""
         conditions = {}
         for party, held in ctx.conditions.items():
             live = running(held, ctx.now, False)
             if live:
                 conditions[party] = live
         place = self.place
+        shift = sched.now if timeless else 0
+        keyed = {k: frozenset((c, None if until is None else until - shift)
+                              for c, until in v.items()) if timeless else frozenset(v.items())
+                 for k, v in conditions.items()}
+        turns, carried, stopped = sched.next_turns, sched.carried, sched.stopped
         key = (tuple(map(self.party, self.handles)),
-               tuple((place(id(who)), when) for when, _, who in
-                     sorted(sched.next_turns.values(), key=_time_and_order)),
-               frozenset((place(k), v) for k, v in sched.carried.items()),
-               frozenset(map(place, sched.stopped)), sched.now, sched.turns, sched.last_tick,
-               frozenset((place(k), frozenset(v.items())) for k, v in conditions.items()),
+               tuple((place(id(who)), when - shift) for when, _, who in
+                     sorted(turns.values(), key=_time_and_order)) if turns else (),
+               frozenset((place(k), v) for k, v in carried.items()) if carried else _NONE,
+               frozenset(map(place, stopped)) if stopped else _NONE,
+               None if timeless else (sched.now, sched.turns, sched.last_tick),
+               frozenset((place(k), v) for k, v in keyed.items()) if keyed else _NONE,
                frozenset(ctx.scripted.items()) if ctx.scripted else None,
                _events_key(sched, place, self.value),
                frozenset((place(k), place(id(v))) for k, v in sched.targets.items()))
@@ -188,8 +198,11 @@ class Board:
         self.times = (sched.now, sched.turns, sched.last_tick)
         self.conditions = conditions
         self.scripted, self.passes = dict(ctx.scripted), ctx.passes_made
-        # Events, lanes and labels (runtime/clock_events.py), with their tie order.
-        self.events = sched.save() if hasattr(sched, "save") else None
+        # Events, lanes and labels (runtime/clock_events.py), with their tie order: none to
+        # keep when there are none (a new run's clock starts with none).
+        self.events = sched.save() if hasattr(sched, "save") and (
+            sched.pending or sched.lanes or sched.labels or sched.last or sched.triggers
+        ) else None
 
     def put(self, handles: Sequence[Combatant], ctx: Any, sched: Any) -> None:
         """Put a run (its handles, its context and its schedule) into this board."""

@@ -164,6 +164,12 @@ class Procedure:
     # An encounter's `sides:` line: each side's name and its fighter parameters (empty: each
     # fighter parameter is a side; runtime/fight_sides.py).
     sides: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # An encounter whose loop reads neither the time nor the pass count: its exact odds are
+    # a Markov chain over its board (runtime/fight_chain.py), solved with `no cap`, followed
+    # for `cap` passes with a cap written as a number.
+    timeless: bool = False
+    cap: int | None = None
+    uncapped: bool = False  # `no cap`
     # Cut for exact odds (compiler/stepper.py) the first time a procedure of the rulebook asks:
     # `steppers` writes them all; compiling does not wait for it.
     steppers: Callable[[], None] | None = attrs.field(default=None, repr=False)

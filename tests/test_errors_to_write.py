@@ -32,8 +32,10 @@ def test_an_encounter_without_at_most_is_reported_at_the_encounter(after, unit):
                  'encounter bout "Bout" (a: fighter, b: fighter):\n  clock rounds "rounds"\n'
                  '  each round:\n    set a.hp = a.hp - 1\n  ends when a.hp <= 0\n' + after)
     assert (err.line, err.column) == (6, 1)
+    # Issue 19: "update the error message to offer both" (a cap, or `no cap`).
     assert err.message == (f"encounter bout needs a cap on its length: add a line `at most N "
-                           f"{unit}` after its `ends when` line")
+                           f"{unit}` after its `ends when` line, or `no cap` for a fight that "
+                           "goes on until it ends")
 
 
 def test_a_turn_clock_encounter_is_told_turns():
