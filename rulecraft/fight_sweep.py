@@ -4,7 +4,8 @@ fight's chain is small enough and otherwise sampled until every 95% interval of 
 narrower than the precision asked; played in this process, on this machine's cores or on a
 Dask cluster (rulecraft/cluster.py), with the same figures for the same seed wherever.
 
-Why the same: the fights of a cell are played in batches of BATCH, batch b of cell c seeded
+Why the same: the fights of a cell are played in batches of BATCH (fewer when a cell may
+play fewer in all), batch b of cell c seeded
 from (seed, c's place on the grid, b) alone; the batches come back in any order, but each
 cell adds them in the order of their numbers and decides after each whether to stop, so what
 it stops at depends on the seed only. Batches played beyond that point are dropped unread."""
@@ -59,6 +60,12 @@ class Job:
     seed: int
     limits: Limits
     exact: bool  # whether to ask the chain first
+    max_runs: int  # the most fights a sampled cell plays
+    batch: int = BATCH  # fights a task plays (fewer when max_runs is)
+
+    def fights(self, batch: int) -> range:
+        """The fights of a cell's batch `batch`: the last one short at max_runs."""
+        return range(batch * self.batch, min((batch + 1) * self.batch, self.max_runs))
 
 
 @attrs.frozen
@@ -101,6 +108,14 @@ class FightSweep:
     cells: Mapping[tuple[Any, ...], Cell]
     seed: int
     precision: float
+    sides: tuple[str, ...] = ()  # the encounter's sides, in order: a winner's groups
+
+    def groups(self) -> list[Any]:
+        """Every group some cell found: the sides in order, then the rest, draws last."""
+        found = list(dict.fromkeys(g for c in self.cells.values() for g in c.groups()))
+        ordered = [s for s in self.sides if s in found] + \
+            [g for g in found if g not in self.sides and g != DRAW]
+        return ordered + ([DRAW] if DRAW in found else [])
 
     def chance(self, point: tuple[Any, ...]) -> Fraction | Estimate:
         return self.cells[point].chance(self.show)
@@ -134,7 +149,8 @@ _COMPILED: dict[tuple[str, str, tuple[str, ...]], Rulebook] = {}  # a process's 
 
 def play(inherited: Sequence[Rulebook] | None, job: Job, task: tuple[Any, ...]) -> tuple[Any, ...]:
     """One task of a sweep, in whatever process plays it: ("exact", cell) asks the chain for
-    the cell's exact odds; ("fights", cell, batch) plays BATCH fights of it and counts them."""
+    the cell's exact odds; ("fights", cell, batch) plays a batch of its fights and counts
+    them."""
     books = inherited if inherited is not None else [_compiled(b, job.limits) for b in job.books]
     kind, index = task[0], task[1]
     spec = job.specs[index]
@@ -196,14 +212,14 @@ def _says_winner(proc: Any) -> bool:
 
 
 def _fights(rb: Rulebook, job: Job, spec: Spec, batch: int) -> dict[Any, int]:
-    """Fights batch*BATCH … of a cell, each seeded from (seed, cell, fight), counted by group."""
+    """The fights of a cell's batch, each seeded from (seed, cell, fight), counted by group."""
     from rulecraft.runtime.fights import fight
 
     proc = rb.procedures[job.encounter]
     made = _made(rb, spec)
     fighters = [made[p.name] for p in proc.params if p.name in made]
     counts: dict[Any, int] = {}
-    for i in range(batch * BATCH, (batch + 1) * BATCH):
+    for i in job.fights(batch):
         with budget(job.limits, own=True):  # each fight a budget of its own, as --runs
             done = fight(rb, fighters, encounter=job.encounter, seed=fight_seed(job.seed,
                          spec.stream, i), choices=dict(spec.choices) or None,
@@ -252,10 +268,10 @@ class Plan:
     """What to play next, and each reply taken in: the same decisions whatever order the
     replies come back in."""
 
-    def __init__(self, job: Job, precision: float, max_runs: int,
+    def __init__(self, job: Job, precision: float,
                  progress: Callable[[int], None] | None = None) -> None:
         self.job, self.precision, self.progress = job, precision, progress
-        self.batches = max(1, -(-max_runs // BATCH))
+        self.batches = -(-job.max_runs // job.batch)
         self.cells = [_Progress() for _ in job.specs]
         for cell in self.cells:
             if not job.exact:
@@ -298,7 +314,7 @@ class Plan:
 
     def _narrow(self, cell: _Progress) -> bool:
         """Every group's 95% interval narrower than the precision."""
-        runs = cell.folded * BATCH
+        runs = min(cell.folded * self.job.batch, self.job.max_runs)
         return all(e.high - e.low < self.precision
                    for e in (Estimate(n, runs) for n in cell.counts.values()))
 
@@ -310,7 +326,7 @@ class Plan:
 
     def cell(self, index: int) -> Cell:
         found = self.cells[index]
-        runs = found.folded * BATCH
+        runs = min(found.folded * self.job.batch, self.job.max_runs)
         return Cell(found.exact, {g: Estimate(n, runs) for g, n in found.counts.items()},
                     0 if found.exact is not None else runs, found.why)
 
@@ -365,12 +381,12 @@ def sweep_grid(encounter: str, axes: tuple[Axis, ...], points: Mapping[tuple[Any
                        *_portable(p.book, encounter, p.args), tuple(p.choices.items()),
                        streams[key]) for key, p in points.items())
     job = Job(tuple(_book_source(rb) for rb in books), encounter, specs, by, policy, seed,
-              limits, exact)
-    plan = Plan(job, precision, max_runs, progress)
+              limits, exact, max_runs, min(BATCH, max_runs))
+    plan = Plan(job, precision, progress)
     run_plan(plan, books, workers, cluster)
     cells = {key: plan.cell(i) for i, key in enumerate(points)}
     return FightSweep(encounter, by, _shown(books[0], encounter, by, show, cells), axes, cells,
-                      seed, precision)
+                      seed, precision, _sides(books[0].procedures[encounter]))
 
 
 def _encounter(rb: Rulebook, name: str) -> Any:
@@ -429,10 +445,7 @@ def _shown(rb: Rulebook, encounter: str, by: str, show: Any,
     known = list(dict.fromkeys(g for c in cells.values() for g in c.groups()))
     if show is None:
         if by == WINNER:
-            from rulecraft.runtime.fight_sides import side_params
-            proc = rb.procedures[encounter]
-            sides = [s for s, _ in proc.sides] if proc.sides else \
-                [p.name for p in side_params(proc)]
+            sides = _sides(rb.procedures[encounter])
             if sides[0] in known or not any(c.exact for c in cells.values()):
                 return sides[0]
         first = next(iter(cells.values()))
@@ -441,6 +454,13 @@ def _shown(rb: Rulebook, encounter: str, by: str, show: Any,
         return show
     raise RangeError(f"{encounter} never comes to {display(show)!r} on this grid (it comes "
                      f"to: {', '.join(sorted(display(g) for g in known))})")
+
+
+def _sides(proc: Any) -> tuple[str, ...]:
+    """The encounter's sides by name, in order (a fighter parameter each, without `sides:`)."""
+    from rulecraft.runtime.fight_sides import side_params
+    return tuple(s for s, _ in proc.sides) if proc.sides else \
+        tuple(p.name for p in side_params(proc))
 
 
 def grid_points(axes: tuple[Axis, ...]) -> list[tuple[Any, ...]]:
