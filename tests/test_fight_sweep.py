@@ -9,12 +9,11 @@ the figures come from (the chain, or seeded fights counted in order), never how 
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 import rulecraft
-from rulecraft.fight_sweep import BATCH, Point, fight_seed, sweep_grid
+from rulecraft.fight_sweep import BATCH, Point, sweep_grid
+from rulecraft.sweep_cells import fight_seed
 from rulecraft.runtime.errors import RangeError
 from rulecraft.runtime.fights import fight
 
@@ -41,7 +40,8 @@ encounter duel "A duel to the end" (a: fighter, b: fighter):
 """
 
 # The same, saying who won in its outcome: the chain can then give it exactly.
-WON = STAND.replace("      stop foe\n", "      stop foe\n      outcome won with (winner = f.name)\n")
+WON = STAND.replace("      stop foe\n",
+                    "      stop foe\n      outcome won with (winner = f.name)\n")
 
 
 def grid(text: str, staminas=(3, 4), speeds=(10, 12), **options):
