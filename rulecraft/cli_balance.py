@@ -190,7 +190,7 @@ def _sweep_fights(rb: Any, target: str, arguments: tuple[str, ...], vary: tuple[
                   by: str | None, show: str | None, as_json: bool, limits: Limits,
                   **fights: Any) -> Any:
     """The grid of whole fights the command line describes, played as it asks."""
-    axes = tuple(_fight_axis(rb, text, limits) for text in vary)
+    axes = tuple(_fight_axis(text, limits) for text in vary)
     names = [name for name, _ in axes]
     if len(set(names)) < len(names):
         raise RangeError("each --vary names something else to vary; "
@@ -227,6 +227,9 @@ def _play_fights(rb: Any, target: str, arguments: tuple[str, ...],
 
     from rulecraft.workers import usable_cores
 
+    named = [fight_sweep.distinct([_label(v, raw) for v, raw in values]) for _, values in axes]
+    label_of = [dict(zip((raw for _, raw in values), labels))
+                for (_, values), labels in zip(axes, named)]
     points = {}
     for combo in _points(axes):
         labels, typed = combo
@@ -236,7 +239,7 @@ def _play_fights(rb: Any, target: str, arguments: tuple[str, ...],
         kwargs, choices = arguments_.procedure_arguments(book, book.procedures[target], given,
                                                          limits)
         choices.pop("policy", None)
-        points[tuple(_label(v, raw) for v, raw in zip(labels, typed))] = \
+        points[tuple(known[raw] for known, raw in zip(label_of, typed))] = \
             fight_sweep.Point(book, kwargs, choices)
     seed = fights["seed"]
     if seed is None:
@@ -246,8 +249,7 @@ def _play_fights(rb: Any, target: str, arguments: tuple[str, ...],
                    precision=fights["precision"], max_runs=fights["max_runs"], seed=seed,
                    exact=not fights["no_exact"], workers=workers, cluster=fights["cluster"],
                    limits=limits)
-    shown_axes = tuple((name, tuple(_label(v, raw) for v, raw in values))
-                       for name, values in axes)
+    shown_axes = tuple((name, tuple(labels)) for (name, _), labels in zip(axes, named))
     if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
         from .output import unescaped
         with click.progressbar(length=len(points), label="cells",
@@ -257,7 +259,7 @@ def _play_fights(rb: Any, target: str, arguments: tuple[str, ...],
     return fight_sweep.sweep_grid(target, shown_axes, points, **options)
 
 
-def _fight_axis(rb: Any, text: str, limits: Limits) -> tuple[str, list[tuple[Any, str]]]:
+def _fight_axis(text: str, limits: Limits) -> tuple[str, list[tuple[Any, str]]]:
     """An axis of a sweep of fights: as for a procedure, and besides a fighter's files
     (first=@a.toml,@b.toml, or a pattern: first=@examples/ringing_steel/*man.toml) and the
     rulebook itself (rulebook=ringing_steel,docs/examples/rs_house.rules)."""
@@ -267,8 +269,8 @@ def _fight_axis(rb: Any, text: str, limits: Limits) -> tuple[str, list[tuple[Any
     name = name.strip()
     if sep and name == fight_sweep.BOOK:
         raw = [part.strip() for part in values.split(",") if part.strip()]
-        return name, [(_load(r, limits), r) for r in raw]
-    if sep and "@" in values:
+        axis: tuple[str, list[tuple[Any, str]]] = (name, [(_load(r, limits), r) for r in raw])
+    elif sep and "@" in values:
         raw = []
         for part in (p.strip() for p in values.split(",") if p.strip()):
             if not part.startswith("@"):
@@ -278,8 +280,14 @@ def _fight_axis(rb: Any, text: str, limits: Limits) -> tuple[str, list[tuple[Any
             if not found:
                 raise RangeError(f"--vary {text}: no file matches {part[1:]!r}")
             raw += [f"@{path}" for path in found]
-        return name, [(r, r) for r in raw]
-    return _axis(text, limits)
+        axis = name, [(r, r) for r in raw]
+    else:
+        axis = _axis(text, limits)
+    typed = [raw for _, raw in axis[1]]
+    twice = next((raw for raw in typed if typed.count(raw) > 1), None)
+    if twice is not None:
+        raise RangeError(f"--vary {text}: {twice} is listed twice; give each value once")
+    return axis
 
 
 def _label(value: Any, raw: str) -> Any:

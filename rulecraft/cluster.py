@@ -60,4 +60,12 @@ def spread_on(address: str, play: Callable[[Any, Any, Any], Any], job: Any,
         client.close()
 
 
-__all__ = ["spread_on"]
+def play_study(_: Any, job: Any, chunk: tuple[int, int]) -> Any:
+    """A chunk of `fight --runs` on a cluster worker: its rulebook compiled once a process."""
+    from .fight import _tally
+    from .sweep_cells import compiled
+
+    return _tally(compiled((job.source, job.filename, job.bases), job.limits), job, chunk)
+
+
+__all__ = ["play_study", "spread_on"]

@@ -119,6 +119,16 @@ def sweep_grid(encounter: str, axes: tuple[Axis, ...], points: Mapping[tuple[Any
                       seed, precision, _sides(books[0].procedures[encounter]))
 
 
+def distinct(labels: list[Any]) -> list[Any]:
+    """An axis's labels, each its own: a second `stand` is `stand 2` (two rulebooks of one
+    name, two fighter files of one name in different folders)."""
+    out: list[Any] = []
+    for label in labels:
+        out.append(f"{display(label)} {labels[:len(out)].count(label) + 1}"
+                   if label in labels[:len(out)] else label)
+    return out
+
+
 def _encounter(rb: Rulebook, name: str) -> Any:
     proc = rb.procedures.get(name)
     if proc is None or proc.clock is None:
@@ -198,4 +208,5 @@ def grid_points(axes: tuple[Axis, ...]) -> list[tuple[Any, ...]]:
     return list(itertools.product(*(values for _, values in axes)))
 
 
-__all__ = ["BATCH", "BOOK", "DRAW", "WINNER", "Cell", "FightSweep", "Point", "sweep_grid"]
+__all__ = ["BATCH", "BOOK", "DRAW", "WINNER", "Cell", "FightSweep", "Point", "distinct",
+           "sweep_grid"]

@@ -92,14 +92,14 @@ class Cell:
 
 # ---- playing a cell --------------------------------------------------------------------------
 
-_COMPILED: dict[tuple[str, str, tuple[str, ...]], Rulebook] = {}  # a process's rulebooks
+_COMPILED: dict[tuple[Any, ...], Rulebook] = {}  # a process's rulebooks
 
 
 def play(inherited: Sequence[Rulebook] | None, job: Job, task: tuple[Any, ...]) -> tuple[Any, ...]:
     """One task of a sweep, in whatever process plays it: ("exact", cell) asks the chain for
     the cell's exact odds; ("fights", cell, batch) plays a batch of its fights and counts
     them."""
-    books = inherited if inherited is not None else [_compiled(b, job.limits) for b in job.books]
+    books = inherited if inherited is not None else [compiled(b, job.limits) for b in job.books]
     kind, index = task[0], task[1]
     spec = job.specs[index]
     rb = books[spec.book]
@@ -109,12 +109,14 @@ def play(inherited: Sequence[Rulebook] | None, job: Job, task: tuple[Any, ...]) 
     return ("fights", index, batch, _fights(rb, job, spec, batch))
 
 
-def _compiled(book: tuple[str, str, tuple[str, ...]], limits: Limits) -> Rulebook:
-    if book not in _COMPILED:
+def compiled(book: tuple[str, str, tuple[str, ...]], limits: Limits) -> Rulebook:
+    """A rulebook from its text, file name and bases' folders: compiled once a process."""
+    key = (*book, limits)
+    if key not in _COMPILED:
         from .api import compile as compile_rules
         source, filename, bases = book
-        _COMPILED[book] = compile_rules(source, filename, limits, bases=bases)
-    return _COMPILED[book]
+        _COMPILED[key] = compile_rules(source, filename, limits, bases=bases)
+    return _COMPILED[key]
 
 
 def _made(rb: Rulebook, spec: Spec) -> dict[str, Any]:

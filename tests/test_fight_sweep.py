@@ -109,3 +109,30 @@ def test_a_bad_precision_or_encounter_says_what_to_give():
     rb = rulecraft.compile(STAND, "stand.rules")
     with pytest.raises(RangeError, match="no encounter 'brawl'.*duel"):
         sweep_grid("brawl", (), {(): Point(rb, {})})
+
+
+def test_from_python_a_grid_of_fights_varies_fighters_fields_and_the_rulebook():
+    rb = rulecraft.compile(WON, "stand.rules")
+    harder = rulecraft.compile(WON.replace("roll hit = d6", "roll hit = d8"), "harder.rules")
+    ann, bob = rb.combatant(name="Ann", speed=10, stamina=3), rb.combatant(name="Bob", speed=10,
+                                                                            stamina=4)
+    found = rulecraft.sweep_fights(rb, "duel", {"rulebook": [rb, harder], "b.speed": [10, 14]},
+                                   a=ann, b=bob)
+    assert found.axes == (("rulebook", ("stand", "stand 2")), ("b.speed", (10, 14)))
+    faster = harder.combatant(name="Bob", speed=14, stamina=4)
+    expected = harder.procedures["duel"].odds(by="winner", a=harder.combatant(
+        name="Ann", speed=10, stamina=3), b=faster)
+    assert list(found.cells.values())[-1].exact == expected
+
+
+def test_a_house_rule_against_its_base_moves_each_sides_chance_by_exactly_the_change():
+    rb = rulecraft.compile(WON, "stand.rules")
+    harder = rulecraft.compile(WON.replace("roll hit = d6", "roll hit = d8"), "harder.rules")
+    ann, bob = rb.combatant(name="Ann", speed=10, stamina=3), rb.combatant(name="Bob", speed=10,
+                                                                            stamina=4)
+    found = rulecraft.compare_fights(rb, harder, "duel", a=ann, b=bob)
+    before = rb.procedures["duel"].odds(by="winner", a=ann, b=bob)
+    rows = {group: (b, o) for group, b, o in found.rows}
+    assert rows["Ann"][0] == before["Ann"]
+    assert found.change(*rows["Ann"]) == rows["Ann"][1] - before["Ann"]
+    assert "duel: stand → stand 2" in found.text()

@@ -34,6 +34,16 @@ def local() -> dict:
     return run(*SWEEP, "--workers", "1")
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask cluster in this process, reached over TCP as a real one is."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp://", host="127.0.0.1",
+                                  dashboard_address=None) as started:
+        yield started.scheduler_address
+
+
 def test_the_shipped_fighters_weapons_swept_against_each_other(local):
     assert local["vary"] == {"first": ["swordsman", "spearman"],
                              "second": ["swordsman", "spearman"]}
@@ -49,12 +59,23 @@ def test_two_processes_give_the_same_figures(local):
     assert run(*SWEEP, "--workers", "2") == local
 
 
-def test_a_local_dask_cluster_gives_the_same_figures_for_the_same_seed(local):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  protocol="tcp://", host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        assert run(*SWEEP, "--cluster", cluster.scheduler_address) == local
+def test_a_local_dask_cluster_gives_the_same_figures_for_the_same_seed(local, cluster):
+    assert run(*SWEEP, "--cluster", cluster) == local
+
+
+def test_fight_runs_on_a_cluster_give_the_same_figures_as_here(cluster):
+    # "`--runs` and sweeps run on an existing distributed engine … when given a cluster address"
+    fight = ["fight", "ringing_steel", f"{FIGHTERS}/swordsman.toml", f"{FIGHTERS}/spearman.toml",
+             "--runs", "6", "--seed", "2", "--policy", "competent", "--json"]
+    here = run(*fight, "--workers", "1")
+    assert here["runs"] == 6
+    assert run(*fight, "--cluster", cluster) == here
+
+
+def test_a_cluster_without_runs_is_refused():
+    result = CliRunner().invoke(cli, ["fight", "ringing_steel", f"{FIGHTERS}/swordsman.toml",
+                                      f"{FIGHTERS}/spearman.toml", "--cluster", "tcp://x:1"])
+    assert result.exit_code == 1 and "give --runs N too" in result.output
 
 
 def test_a_cluster_nobody_listens_at_is_a_clear_error(monkeypatch):
