@@ -68,7 +68,9 @@ def compare(base: str, other: str, target: str, arguments: tuple[str, ...], by: 
     Example:
       rulecraft compare ringing_steel docs/examples/rs_house.rules melee_attack \\
           attacker=@docs/examples/swordsman.json defender=@docs/examples/spearman.json --by wound
-      rulecraft compare rq3_core rq3_house duel a=@examples/rq3_core/... b=@... --seed 1
+      rulecraft compare ringing_steel docs/examples/rs_house.rules duel --policy competent \\
+          first=@examples/ringing_steel/swordsman.toml \\
+          second=@examples/ringing_steel/spearman.toml --seed 1
 
     An ENCOUNTER as TARGET compares whole fights: each side's chance of winning, exact where
     the fight's chain is small enough, else sampled (the same dice under both rulebooks)."""
@@ -88,6 +90,8 @@ def compare(base: str, other: str, target: str, arguments: tuple[str, ...], by: 
     except RulecraftError as err:
         _fail(err, as_json)
         return
+    except KeyboardInterrupt:  # Ctrl-C: the workers are gone already
+        _interrupted()
     _emit(result.as_json(), as_json, result.text())
 
 
@@ -117,8 +121,8 @@ def sweep(rulebook: str, target: str, arguments: tuple[str, ...], vary: tuple[st
           by: str | None, show: str | None, as_json: bool, html_file: str | None,
           limits: Limits, **fights: Any) -> None:
     """One outcome's exact chance at every point of a grid of inputs: TARGET (a procedure, or
-    a formula for its value) of RULEBOOK with ARGUMENTS given as for `odds`, each --vary
-    NAME=VALUES over its values.
+    a formula for its value; an encounter for whole fights, below) of RULEBOOK with ARGUMENTS
+    given as for `odds`, each --vary NAME=VALUES over its values.
 
     \b
     Examples:
@@ -164,7 +168,15 @@ def sweep(rulebook: str, target: str, arguments: tuple[str, ...], vary: tuple[st
     except RulecraftError as err:
         _fail(err, as_json)
         return
+    except KeyboardInterrupt:  # Ctrl-C: the workers are gone already
+        _interrupted()
     _emit(result.as_json(), as_json, result.text())
+
+
+def _interrupted() -> None:
+    import sys
+    click.echo("rulecraft: interrupted", err=True)
+    sys.exit(130)
 
 
 # ---- whole fights -----------------------------------------------------------------------------

@@ -54,7 +54,8 @@ class FightSweep:
         return self.cells[point].chance(self.show)
 
     def title(self) -> str:
-        what = f"{display(self.show)} wins" if self.by == WINNER and self.show != DRAW else \
+        what = f"how often {display(self.show)} wins" if self.by == WINNER and \
+            self.show != DRAW else \
             f"chance of {display(self.show)}" + ("" if self.by in ("outcome", WINNER) else
                                                  f" ({self.by})")
         return f"{self.encounter}: {what}"

@@ -40,7 +40,7 @@ def text_map(sweep: FightSweep) -> str:
     if len(sweep.axes) == 2:
         (rows_name, rows), (columns_name, columns) = sweep.axes
         head = max(len(rows_name) + 2, *(len(display(r)) for r in rows))
-        width = max(14, *(len(display(c)) + 2 for c in columns))
+        width = max(15, *(len(display(c)) + 2 for c in columns))
         lines.append(f"{rows_name} ↓  {columns_name} →")
         lines.append(" " * head + "".join(f"{display(c):>{width}}" for c in columns))
         for r in rows:

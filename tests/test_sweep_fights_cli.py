@@ -37,7 +37,7 @@ def test_a_grid_of_fighters_prints_as_a_heat_map_exact_cells_marked(tmp_path):
                     "--vary", f"b=@{d}/bob.toml,@{d}/cy.toml", "--show", "Ann", "--workers", 1)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "duel: Ann wins"
+    assert lines[0] == "duel: how often Ann wins"
     assert lines[2] == "a ↓  b →"
     assert lines[3].split() == ["bob", "cy"]
     assert lines[4].startswith("ann ") and lines[4].count("% =") == 2
