@@ -108,7 +108,7 @@ def html_map(sweep: FightSweep) -> str:
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #111; }}
 table {{ border-collapse: collapse; }}
 th, td {{ border: 1px solid #ccc; padding: .4em .7em; text-align: right;
-  font-variant-numeric: tabular-nums; }}
+  font-variant-numeric: tabular-nums; white-space: nowrap; }}
 th {{ background: #f4f4f4; }}
 </style></head><body>
 <h1>{esc(sweep.title())}</h1>
