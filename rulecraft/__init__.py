@@ -27,14 +27,15 @@ _HOMES = {
     "rulecraft.runtime.rolls": ("Roll", "dice", "roll"),
     # the façade
     "rulecraft.api": ("builtin_rulebooks", "compile", "evaluate", "format_rules", "load", "sheet"),
-    "rulecraft.balance": ("compare", "sweep"),  # one target under two rulebooks, a grid
+    # one target under two rulebooks, a grid; the same of whole fights
+    "rulecraft.balance": ("compare", "compare_fights", "sweep", "sweep_fights"),
     "rulecraft.fight": ("read_fighter",),  # a fighter from a TOML file, for `Rulebook.fight`
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if TYPE_CHECKING:
     from rulecraft.api import builtin_rulebooks, compile, evaluate, format_rules, load, sheet
-    from rulecraft.balance import compare, sweep
+    from rulecraft.balance import compare, compare_fights, sweep, sweep_fights
     from rulecraft.fight import read_fighter
     from rulecraft.runtime.dice import Dice, ScriptedDice, SeededDice
     from rulecraft.runtime.errors import (CalculationError, CycleError, DiceError, RangeError,
@@ -66,4 +67,5 @@ __all__ = [
     "Rulebook", "RulecraftError", "RulecraftErrors", "ScriptedDice", "SeededDice", "TableError",
     "UnknownEntryError", "UnknownNameError", "UnknownRulebookError", "builtin_rulebooks", "compile", "evaluate",
     "format_rules", "load", "read_fighter", "sheet", "Roll", "dice", "roll", "compare", "sweep",
+    "compare_fights", "sweep_fights",
 ]

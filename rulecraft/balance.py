@@ -170,6 +170,59 @@ def swept(rb: Rulebook, target: str, by: str, show: Any,
     return Sweep(target, by, show, axes, {p: a.get(show, Fraction(0)) for p, a in answers.items()})
 
 
+def sweep_fights(rulebook: Rulebook | str, encounter: str, vary: Mapping[str, Iterable[Any]],
+                 by: str = "winner", show: Any = None, *, precision: float = 0.05,
+                 max_runs: int = 20_000, seed: int = 0, policy: str | None = None,
+                 exact: bool = True, workers: int = 1, cluster: str | None = None,
+                 choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
+                 **args: Any) -> Any:
+    """Whole fights of `encounter` at every point of a grid: each name of `vary` — a fighter
+    parameter (its values combatants), a fighter's field (`first.armour`), a setting
+    (`apart`) or `rulebook` (rulebooks, such as a house rule and its base) — over its values.
+    Each cell exact where the fight's chain is small enough, else sampled until each 95%
+    interval is narrower than `precision`; `by` "winner" (the side alone standing), "outcome"
+    or a value; the same figures for the same seed with any `workers` or on a Dask
+    `cluster` (its scheduler's address). A `FightSweep`: `.text()`, `.html()`, `.as_json()`."""
+    from .fight_sweep import BOOK, Point, distinct, sweep_grid
+
+    rb = _book(rulebook, limits)
+    axes = []
+    for name, values in vary.items():
+        values = tuple(_book(v, limits) for v in values) if name == BOOK else tuple(values)
+        axes.append((name, values, tuple(distinct([_point_label(v) for v in values]))))
+    points = {}
+    for combo in itertools.product(*(range(len(values)) for _, values, _ in axes)):
+        given = {name: values[i] for (name, values, _), i in zip(axes, combo)}
+        book = given.pop(BOOK, rb)
+        points[tuple(labels[i] for (_, _, labels), i in zip(axes, combo))] = Point(
+            book, _varied(book, encounter, _remade(book, args), given), dict(choices or {}))
+    labelled = tuple((name, labels) for name, _, labels in axes)
+    return sweep_grid(encounter, labelled, points, by=by, show=show, policy=policy,
+                      precision=precision, max_runs=max_runs, seed=seed, exact=exact,
+                      workers=workers, cluster=cluster, limits=limits)
+
+
+def compare_fights(base: Rulebook | str, other: Rulebook | str, encounter: str,
+                   by: str = "winner", **options: Any) -> Any:
+    """Whole fights of `encounter` under two rulebooks (a house rule against its base), the
+    same dice under both: each side's chance of winning under each and the change (a
+    `FightComparison`). Options and arguments as for `sweep_fights`."""
+    from .fight_compare import FightComparison
+
+    found = sweep_fights(base, encounter, {"rulebook": [base, other]}, by=by, **options)
+    return FightComparison.from_sweep(found)
+
+
+def _point_label(value: Any) -> Any:
+    """A value of an axis as the grid names it: a combatant by its name, a rulebook by its."""
+    if isinstance(value, Combatant):
+        from rulecraft.runtime.results import who
+        return who(value)
+    if isinstance(value, Rulebook):
+        return value.name
+    return value
+
+
 def answer(rb: Rulebook, target: str, by: str, choices: Mapping[str, Any] | None,
            limits: Limits, args: Mapping[str, Any]) -> Mapping[Any, Any]:
     """A procedure's exact odds, or a formula's value (as {"value": …})."""
@@ -283,4 +336,5 @@ def _change_bar(change: Any) -> str:
     return ("+" if change > 0 else "−") * max(1, min(BAR, round(abs(float(change)) * 100)))
 
 
-__all__ = ["Comparison", "Sweep", "compare", "sampled_rows", "sweep"]
+__all__ = ["Comparison", "Sweep", "compare", "compare_fights", "sampled_rows", "sweep",
+           "sweep_fights"]

@@ -482,13 +482,16 @@ def odds(rulebook: str, procedure: str, arguments: tuple[str, ...], by: str,
               "rates (95% intervals), mean length and each fighter's state per fight.")
 @click.option("--workers", type=click.IntRange(min=1), help="Processes for --runs (default and "
               "most: every core); the figures are the same whatever the number.")
+@click.option("--cluster", metavar="ADDRESS", help="Play --runs on the Dask cluster whose "
+              "scheduler is at ADDRESS (tcp://HOST:8786; pip install 'rulecraft[cluster]'): the "
+              "same figures for the same seed as here.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @bases_option
 @limit_option
 def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
            settings: tuple[str, ...], policy: str | None, seed: int | None, until: str | None,
-           day: int | None, runs: int | None, workers: int | None, as_json: bool,
-           limits: Limits) -> None:
+           day: int | None, runs: int | None, workers: int | None, cluster: str | None,
+           as_json: bool, limits: Limits) -> None:
     """Play a whole fight: an encounter of RULEBOOK with FIGHTERS (TOML files, one a
     combatant: its fields by name, `model = "horse"` for another model), one to each of its
     fighter parameters — or side by side, the sides apart by `vs` (`a.toml b.toml vs
@@ -510,6 +513,8 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
                 raise RangeError(f"--set takes NAME=VALUE (such as apart=4), not {setting!r}")
             given[name] = value_of(name, text, limits)
         until_value = None if until is None else value_of("--until", until, limits)
+        if cluster is not None and runs is None:
+            raise RangeError("--cluster plays many fights: give --runs N too")
         if runs is not None:
             from rulecraft.fight import study
             from rulecraft.workers import usable_cores
@@ -521,7 +526,7 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
                            "rulecraft may use here", err=True)
             options = dict(seed=seed, names=names, encounter=encounter, policy=policy,
                            workers=workers, settings=given, until=until_value, limits=limits,
-                           day=day)
+                           day=day, cluster=cluster)
             if sys.stderr.isatty() and not as_json:  # a progress bar for a person waiting
                 with click.progressbar(length=runs, label="fights",
                                        file=unescaped(sys.stderr)) as bar:

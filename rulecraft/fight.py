@@ -291,11 +291,13 @@ def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
           progress: Any = None, settings: Mapping[str, Any] | None = None,
-          until: Any = None, limits: Limits = DEFAULT_LIMITS, day: int | None = None) -> Study:
+          until: Any = None, limits: Limits = DEFAULT_LIMITS, day: int | None = None,
+          cluster: str | None = None) -> Study:
     """`runs` fights, fight i seeded from (seed, i), each within `limits`; spread over
-    `workers` processes (all cores by default, never more) in chunks, and summed as they come
-    back: the same figures whatever the number of workers. `fighters` as `Rulebook.fight`
-    takes them: a list, or side by side."""
+    `workers` processes (all cores by default, never more) in chunks, or over the Dask
+    `cluster` whose scheduler is at that address, and summed as they come back: the same
+    figures whatever the number of workers. `fighters` as `Rulebook.fight` takes them: a
+    list, or side by side."""
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise RangeError(f"runs is a whole number of fights, 1 or more, not {runs!r}")
     if seed is None:
@@ -321,7 +323,10 @@ def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
         if progress is not None:
             progress(tally.runs)
 
-    if workers <= 1:
+    if cluster is not None:  # (slice sweep) the same chunks, on Dask: rulecraft/cluster.py
+        from .cluster import play_study, spread_on
+        spread_on(cluster, play_study, job, lambda: next(chunks, None), take)
+    elif workers <= 1:
         for chunk in chunks:
             take(_tally(rulebook, job, chunk))
     else:

@@ -18,7 +18,6 @@ from typing import Any
 
 from rulecraft.runtime.errors import RulecraftError
 
-Chunk = tuple[int, int]  # a job's items chunk[0] … chunk[1] - 1
 _INHERITED: list[Any] = []  # what a forked worker has of its parent's: the job's compiled form
 _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
@@ -30,12 +29,17 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def spread(play: Callable[[Any, Any, Chunk], Any], job: Any, inherited: Any,
-           chunks: Iterator[Chunk], workers: int, take: Callable[[Any], None]) -> None:
+def spread(play: Callable[[Any, Any, Any], Any], job: Any, inherited: Any,
+           chunks: Iterator[Any] | Callable[[], Any], workers: int,
+           take: Callable[[Any], None]) -> None:
     """Each chunk played by one of `workers` processes as `play(inherited, job, chunk)`, one
     chunk at a time each, and each reply handed to `take` as it comes back. A worker forked
     from this process is given `inherited` (what cannot be sent, such as a compiled rulebook);
-    a spawned one None. The workers end however this ends: done, an error, Ctrl-C."""
+    a spawned one None. The workers end however this ends: done, an error, Ctrl-C.
+
+    `chunks` is an iterator, or a function giving the next chunk or None for "nothing now"
+    (a sweep that decides what to play next from the replies): a worker given nothing waits
+    for the next reply to come back, and all is done when nothing is given and none is busy."""
     import multiprocessing
     from multiprocessing.connection import wait
 
@@ -54,19 +58,30 @@ def spread(play: Callable[[Any, Any, Chunk], Any], job: Any, inherited: Any,
                 theirs.close()  # a worker's death then ends its pipe
                 started[ours] = worker
         _INHERITED.clear()
-        busy = [conn for conn, worker in started.items() if _send(conn, worker, next(chunks, None))]
-        while busy:
+        pull = chunks if callable(chunks) else (lambda: next(chunks, None))  # type: ignore[arg-type]
+        idle = list(started)
+        busy: list[Any] = []
+        while True:
+            while idle:  # each idle worker given what there is to play now
+                chunk = pull()
+                if chunk is None:
+                    break
+                conn = idle.pop()
+                _send(conn, started[conn], chunk)
+                busy.append(conn)
+            if not busy:
+                break
             for conn in wait(busy):
                 take(_received(conn, started[conn]))
-                if not _send(conn, started[conn], next(chunks, None)):
-                    busy.remove(conn)
+                busy.remove(conn)
+                idle.append(conn)
         finished = True
     finally:
         _INHERITED.clear()
         _ended(started, finished)
 
 
-def _send(conn: Any, worker: Any, chunk: Chunk | None) -> bool:
+def _send(conn: Any, worker: Any, chunk: Any) -> bool:
     """A chunk to a worker (True), or nothing left for it (False)."""
     if chunk is None:
         return False
@@ -128,7 +143,7 @@ def _no_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
 
 
-def _work(play: Callable[[Any, Any, Chunk], Any], job: Any, conn: Any, parent: int) -> None:
+def _work(play: Callable[[Any, Any, Any], Any], job: Any, conn: Any, parent: int) -> None:
     """A worker: plays each chunk it is sent and sends back the reply, until told to stop or
     its parent is gone."""
     _tie_to(parent)
