@@ -50,6 +50,7 @@ class CheatItem:
     name: str
     view: Any
     added: bool = False
+    moved: bool = False  # a house file moved it from where its base has it
 
 
 @attrs.frozen
@@ -110,17 +111,20 @@ def _item(rb: Rulebook, views: Any, item: PlanItem) -> CheatItem:
     """The view of one named rule (the plan was checked against the rulebook when compiled)."""
     name = item.name
     if name in rb.tables:
-        return CheatItem("table", name, views.table(rb.tables[name]), item.added)
+        return CheatItem("table", name, views.table(rb.tables[name]), item.added, item.moved)
     if name in getattr(rb, "patterns", {}):
-        return CheatItem("table", name, views.pattern(rb.patterns[name]), item.added)
+        return CheatItem("table", name, views.pattern(rb.patterns[name]), item.added,
+                         item.moved)
     if name in getattr(rb, "references", {}):
-        return CheatItem("reference", name, views.reference(rb.references[name]), item.added)
+        return CheatItem("reference", name, views.reference(rb.references[name]), item.added,
+                         item.moved)
     if name in rb.formulas:
-        return CheatItem("formula", name, views.formula(rb.formulas[name]), item.added)
+        return CheatItem("formula", name, views.formula(rb.formulas[name]), item.added,
+                         item.moved)
     p = rb.procedures[name]
     made = flow(p, views.vocabulary, views.options)
     view = FlowView(name, p.title, sheet_view._params(p.params), made, views.status(name))
-    return CheatItem("procedure", name, view, item.added)
+    return CheatItem("procedure", name, view, item.added, item.moved)
 
 
 def _titled(rb: Rulebook, name: str) -> str:

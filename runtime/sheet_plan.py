@@ -16,10 +16,12 @@ KINDS = ("cheat", "screen")  # `cheat sheet:` and `screen:`
 
 @attrs.frozen
 class PlanItem:
-    """A rule a section shows, by name; `added` when a house file put it there."""
+    """A rule a section shows, by name; `added` when a house file put it there, `moved` when
+    a house file moved it from where its base has it."""
 
     name: str
     added: bool = False
+    moved: bool = False
 
 
 @attrs.frozen
@@ -39,7 +41,6 @@ class SheetPlan:
     title: str | None
     sections: tuple[PlanSection, ...]
     span: Span | None = None
-    moved: tuple[str, ...] = ()  # items a house file moved to another section or place
     removed: tuple[str, ...] = ()  # items a house file took off the base's sheet
 
     def names(self) -> tuple[str, ...]:

@@ -48,6 +48,52 @@ _SPILLS = """(() => {
 })()"""
 
 
+# A cheat sheet or screen (landscape, compiler/templates/cheat.css: margins 8mm 8mm 9mm 8mm)
+# laid out as print lays it out: its columns one page high, so that column k is on page
+# k // count. Every item whole in one column, no text wider than its column.
+LANDSCAPE_SIDES = 16.0  # left + right, mm
+LANDSCAPE_ENDS = 17.0  # top + bottom, mm
+_COLUMNS = """((pageHeight) => {
+  const flow = document.querySelector("main.flow");
+  flow.style.height = pageHeight + "px";
+  flow.style.columnFill = "auto";
+  const style = getComputedStyle(flow);
+  const count = parseInt(style.columnCount, 10);
+  const gap = parseFloat(style.columnGap);
+  const box = flow.getBoundingClientRect();
+  const column = (box.width - gap * (count - 1)) / count;
+  const split = [], wide = [], columns = new Set();
+  const range = document.createRange();
+  for (const item of document.querySelectorAll("main.flow > *, main.flow article.item, main.flow h2")) {
+    const rects = Array.from(item.getClientRects()).filter(r => r.height > 0.5);
+    if (!rects.length) continue;
+    const name = item.dataset.rule || item.tagName + " " + item.textContent.trim().slice(0, 40);
+    if (item.matches("article.item") && rects.length > 1) { split.push(name); continue; }
+    for (const r of rects) {
+      const index = Math.floor((r.left - box.left + gap / 2) / (column + gap));
+      columns.add(index);
+      const left = box.left + index * (column + gap), right = left + column;
+      if (item.matches("article.item")) {
+        const walker = document.createTreeWalker(item, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+          const node = walker.currentNode;
+          if (!node.textContent.trim()) continue;
+          range.selectNodeContents(node);
+          for (const t of range.getClientRects()) {
+            if (t.right > right + 0.5 || t.left < left - 0.5) {
+              wide.push(name + ": " + node.textContent.trim().slice(0, 40) + " (" +
+                        Math.round(t.right - right) + "px past its column)");
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  return {count: count, columns: Math.max(...columns) + 1, split: split, wide: wide.slice(0, 8)};
+})"""
+
+
 def chromium() -> str | None:
     """The Chromium executable, if installed."""
     for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
@@ -180,6 +226,42 @@ class Browser:
         finally:
             self.page("Emulation.clearDeviceMetricsOverride")
             self.page("Emulation.setEmulatedMedia", media="")
+
+    def columns(self, paper: str) -> dict[str, Any]:
+        """A cheat sheet or screen laid out in columns a printed page high on landscape
+        `paper`: how many columns it has a page and fills, the items split across two, the
+        text reaching past its column."""
+        height_mm, width_mm = PAPER[paper]  # landscape
+        width = round((width_mm - LANDSCAPE_SIDES) * MM)
+        height = round((height_mm - LANDSCAPE_ENDS) * MM)
+        self.page("Emulation.setEmulatedMedia", media="print")
+        self.page("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        try:
+            return self.page("Runtime.evaluate", expression=f"{_COLUMNS}({height})",
+                             returnByValue=True)["result"]["value"]
+        finally:
+            self.page("Runtime.evaluate", expression="location.reload()")
+            self._wait_for("Page.loadEventFired")
+            self.page("Emulation.clearDeviceMetricsOverride")
+            self.page("Emulation.setEmulatedMedia", media="")
+
+    def landscape_png(self, paper: str = "a4") -> bytes:
+        """The first page of a cheat sheet or screen as printed: landscape, its columns a
+        page high, its margins drawn as padding."""
+        height_mm, width_mm = PAPER[paper]
+        width, height = round(width_mm * MM), round(height_mm * MM)
+        self.page("Emulation.setEmulatedMedia", media="print")
+        self.page("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        inner = round((height_mm - LANDSCAPE_ENDS) * MM)
+        self.page("Runtime.evaluate", expression=(
+            "document.body.style.padding = '8mm 8mm 9mm 8mm';"
+            f"const f = document.querySelector('main.flow'); f.style.height = '{inner}px';"
+            "f.style.columnFill = 'auto'; document.body.style.overflow = 'hidden';"))
+        shot = self.page("Page.captureScreenshot", format="png",
+                         clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
+        return base64.b64decode(shot["data"])
 
     def first_page_png(self, paper: str = "a4") -> bytes:
         """The top of the sheet as printed: print layout, the page's width and height, its
