@@ -45,10 +45,15 @@ class _Plan:
         self.sections: dict[str, list[PlanItem]] = {}  # in order
         self.added: set[str] = set()  # sections a house file started
         self.removed: list[str] = []
+        self.base = False  # reading the base's lines (a house file's come after them)
 
     def run(self) -> SheetPlan:
-        for i, line in enumerate(self.decl.lines):
-            getattr(self, line.op)(line, i >= self.decl.house > 0)
+        # A base's lines (written in another file) come first; a house file's lines after
+        # them are marked as the house's.
+        based = any(self._based(line) for line in self.decl.lines)
+        for line in self.decl.lines:
+            self.base = self._based(line)
+            getattr(self, line.op)(line, based and not self.base)
         sections = tuple(PlanSection(title, tuple(items), title in self.added)
                          for title, items in self.sections.items() if items)
         if not sections:
@@ -100,10 +105,17 @@ class _Plan:
                 self.removed.append(item.name)
 
     # -- helpers -------------------------------------------------------------------------------
+    def _based(self, line: s.SheetLine) -> bool:
+        return line.span.filename != self.scope.filename
+
     def _put(self, line: s.SheetLine, house: bool, place: Any) -> None:
         items = []
         for item in line.items:
-            if item.name not in self.rules:
+            if item.name not in self.rules and self.base:
+                # The house file removed a rule its base's sheet shows: off the sheet too
+                # (the base, compiled alone, has checked its own names).
+                self.removed.append(item.name)
+            elif item.name not in self.rules:
                 self.scope.unknown("rule for the sheet (a table, quick reference, formula or "
                                    "procedure)", item.name, item.span, sorted(self.rules))
             elif self._where(item.name) is not None or item.name in {i.name for i in items}:

@@ -21,7 +21,7 @@ from rulecraft.runtime.sheet_plan import PlanItem, PlanSection, SheetPlan
 
 from . import sheet_view
 from .cheat_flow import flow, lines
-from .sheet_math import Rich
+from .sheet_math import Rich, words
 from .sheet_steps import StepView
 
 LAYOUTS = ("cheat", "screen")
@@ -39,6 +39,7 @@ class FlowView:
     params: Rich
     steps: tuple[StepView, ...]
     status: str | None = None
+    ends: tuple[str, ...] = ()  # a procedure with no roll or choice: the outcomes it ends in
 
 
 @attrs.frozen
@@ -123,7 +124,9 @@ def _item(rb: Rulebook, views: Any, item: PlanItem) -> CheatItem:
                          item.moved)
     p = rb.procedures[name]
     made = flow(p, views.vocabulary, views.options)
-    view = FlowView(name, p.title, sheet_view._params(p.params), made, views.status(name))
+    ends = tuple(words(outcome) for outcome in p.outcomes) if not made else ()
+    view = FlowView(name, p.title, sheet_view._params(p.params), made, views.status(name),
+                    ends)
     return CheatItem("procedure", name, view, item.added, item.moved)
 
 

@@ -154,8 +154,7 @@ def _raise(errors: list[RulecraftError]) -> None:
 def _sheet_over(base: s.SheetDecl, house: s.SheetDecl) -> s.SheetDecl:
     """A house file's `cheat sheet:` / `screen:` lines after its base's, as one declaration:
     they change the base's sheet (compiler/cheat_plan.py), marked as the house's."""
-    return attrs.evolve(base, title=house.title or base.title, lines=base.lines + house.lines,
-                        house=len(base.lines))
+    return attrs.evolve(base, title=house.title or base.title, lines=base.lines + house.lines)
 
 
 class _Merge:

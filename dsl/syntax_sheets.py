@@ -31,7 +31,6 @@ class SheetDecl:  # cheat_decl / screen_decl
     lines: tuple[SheetLine, ...]
     span: Span
     comments: tuple[str, ...] = ()
-    house: int = 0  # the lines before this one are the base's (a house file's are after)
 
     @property
     def name(self) -> str:

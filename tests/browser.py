@@ -5,7 +5,8 @@ Chromium is driven over its DevTools protocol on a pipe (`--remote-debugging-pip
 messages ending in NUL, read by Chromium on fd 3 and written on fd 4), so nothing beyond the
 standard library and the Debian package `chromium` is needed.
 
-`python tests/browser.py` (re)makes docs/sheet_<rulebook>.png for every built-in rulebook.
+`python tests/browser.py` (re)makes docs/sheet_<rulebook>.png for every built-in rulebook, and
+docs/cheat_<rulebook>.png (docs/screen_<rulebook>.png) of its cheat sheet (screen).
 """
 
 from __future__ import annotations
@@ -64,16 +65,20 @@ _COLUMNS = """((pageHeight) => {
   const column = (box.width - gap * (count - 1)) / count;
   const split = [], wide = [], columns = new Set();
   const range = document.createRange();
-  for (const item of document.querySelectorAll("main.flow > *, main.flow article.item, main.flow h2")) {
+  for (const item of document.querySelectorAll("main.flow > *, main.flow article.item, main.flow h2, main.flow table")) {
     const rects = Array.from(item.getClientRects()).filter(r => r.height > 0.5);
     if (!rects.length) continue;
-    const name = item.dataset.rule || item.tagName + " " + item.textContent.trim().slice(0, 40);
-    if (item.matches("article.item") && rects.length > 1) { split.push(name); continue; }
+    const owner = item.closest("article.item");
+    const name = (owner ? owner.dataset.rule : item.tagName) +
+      (item.matches("table") ? " (a table of it)" : "");
+    // An item is whole in one column, a quick reference's grids each whole in one.
+    const whole = item.matches("table") || (item.matches("article.item") && !item.matches(".reference"));
+    if (whole && rects.length > 1) { split.push(name); continue; }
     for (const r of rects) {
       const index = Math.floor((r.left - box.left + gap / 2) / (column + gap));
       columns.add(index);
       const left = box.left + index * (column + gap), right = left + column;
-      if (item.matches("article.item")) {
+      if (item.matches("article.item") && !item.matches(".reference") || item.matches(".reference table")) {
         const walker = document.createTreeWalker(item, NodeFilter.SHOW_TEXT);
         while (walker.nextNode()) {
           const node = walker.currentNode;
@@ -258,7 +263,8 @@ class Browser:
         self.page("Runtime.evaluate", expression=(
             "document.body.style.padding = '8mm 8mm 9mm 8mm';"
             f"const f = document.querySelector('main.flow'); f.style.height = '{inner}px';"
-            "f.style.columnFill = 'auto'; document.body.style.overflow = 'hidden';"))
+            "f.style.columnFill = 'auto'; f.style.overflow = 'hidden';"
+            "document.body.style.overflow = 'hidden';"))
         shot = self.page("Page.captureScreenshot", format="png",
                          clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
         return base64.b64decode(shot["data"])
@@ -303,7 +309,30 @@ def screenshots(folder: Path) -> list[Path]:
     return made
 
 
+def cheat_screenshots(folder: Path) -> list[Path]:
+    """docs/cheat_<name>.png for every built-in rulebook, and docs/screen_<name>.png for each
+    declaring a game master's screen: the first page, landscape A4, as printed."""
+    import rulecraft
+    from rulecraft.compiler.sheets import render
+
+    made = []
+    with tempfile.TemporaryDirectory() as tmp, Browser() as browser:
+        for name in rulecraft.builtin_rulebooks():
+            rb = rulecraft.load(name)
+            for layout in ("cheat", "screen"):
+                if layout == "screen" and "screen" not in rb.sheet_plans:
+                    continue
+                html = Path(tmp) / f"{name}_{layout}.html"
+                html.write_text(render(rb, "html", "a4", layout=layout), encoding="utf-8")
+                browser.open(html)
+                target = folder / f"{layout}_{name}.png"
+                target.write_bytes(browser.landscape_png("a4"))
+                made.append(target)
+    return made
+
+
 if __name__ == "__main__":
     docs = Path(__file__).resolve().parent.parent / "docs"
-    for path in screenshots(Path(sys.argv[1]) if len(sys.argv) > 1 else docs):
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else docs
+    for path in screenshots(folder) + cheat_screenshots(folder):
         print(path)

@@ -74,7 +74,7 @@ def _count(steps):
 
 
 def test_a_rulebook_with_no_screen_is_told_what_to_write():
-    result = CliRunner().invoke(cli, ["sheet", "rq3_core", "--layout", "screen"])
+    result = CliRunner().invoke(cli, ["sheet", "bt", "--layout", "screen"])
     assert result.exit_code != 0
     assert "declares no game master's screen" in result.output
     assert "Traceback" not in result.output
