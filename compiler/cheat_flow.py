@@ -52,6 +52,8 @@ def _decisions(tree: tuple[Step, ...]) -> tuple[Step, ...]:
             out.append(step)
         elif step.kind == "call" and _CALL.match(step.text):
             out.append(Step("call", step.text, None))  # said short below
+        elif step.kind == "named":  # `step parry:` names a place for house rules, no decision
+            out += [x for _, block in step.blocks for x in _decisions(block)]
         elif step.kind == "outcome":
             out.append(Step("outcome", step.text.split(" with ", 1)[0].strip(), None))
         elif step.blocks:

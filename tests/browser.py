@@ -71,14 +71,15 @@ _COLUMNS = """((pageHeight) => {
     const owner = item.closest("article.item");
     const name = (owner ? owner.dataset.rule : item.tagName) +
       (item.matches("table") ? " (a table of it)" : "");
-    // An item is whole in one column, a quick reference's grids each whole in one.
-    const whole = item.matches("table") || (item.matches("article.item") && !item.matches(".reference"));
+    // An item is whole in one column; a quick reference's grids, a long table's parts, each
+    // whole in one.
+    const whole = item.matches("table") || (item.matches("article.item") && !item.matches(".reference, .long"));
     if (whole && rects.length > 1) { split.push(name); continue; }
     for (const r of rects) {
       const index = Math.floor((r.left - box.left + gap / 2) / (column + gap));
       columns.add(index);
       const left = box.left + index * (column + gap), right = left + column;
-      if (item.matches("article.item") && !item.matches(".reference") || item.matches(".reference table")) {
+      if (item.matches("article.item") && !item.matches(".reference, .long") || item.matches(".reference table, .long table")) {
         const walker = document.createTreeWalker(item, NodeFilter.SHOW_TEXT);
         while (walker.nextNode()) {
           const node = walker.currentNode;
