@@ -112,7 +112,8 @@ def _item(rb: Rulebook, views: Any, item: PlanItem) -> CheatItem:
     """The view of one named rule (the plan was checked against the rulebook when compiled)."""
     name = item.name
     if name in rb.tables:
-        return CheatItem("table", name, views.table(rb.tables[name]), item.added, item.moved)
+        view = _new_columns(views.table(rb.tables[name]), views.base, name)
+        return CheatItem("table", name, view, item.added, item.moved)
     if name in getattr(rb, "patterns", {}):
         return CheatItem("table", name, views.pattern(rb.patterns[name]), item.added,
                          item.moved)
@@ -128,6 +129,19 @@ def _item(rb: Rulebook, views: Any, item: PlanItem) -> CheatItem:
     view = FlowView(name, p.title, sheet_view._params(p.params), made, views.status(name),
                     ends)
     return CheatItem("procedure", name, view, item.added, item.moved)
+
+
+def _new_columns(view: Any, base: Rulebook | None, name: str) -> Any:
+    """A house table's view without a struck-through "—" under each column the base has not
+    got: a new column is new, not a change of every cell."""
+    was = base.tables.get(name) if base is not None else None
+    if was is None or view.status != "changed":
+        return view
+    old = set(was.side_labels) | set(was.columns)
+    fresh = [i for i, label in enumerate(view.header) if label not in old]
+    rows = tuple(tuple(attrs.evolve(cell, base=None) if i in fresh else cell
+                       for i, cell in enumerate(row)) for row in view.rows)
+    return attrs.evolve(view, rows=rows)
 
 
 def _titled(rb: Rulebook, name: str) -> str:

@@ -141,6 +141,8 @@ def test_a_house_file_adds_removes_and_moves_and_its_changes_are_marked():
     assert "house" in read.texts["table:weapons"]  # a table the house rules changed …
     assert '<del class="base">' in page  # … with the base's figure beside it
     assert "Taken off:" in page and "Body part of a location" in page
+    # A column the base has not got is new, not a change in each of its cells.
+    assert "—" not in "".join(read.texts["table:weapons"].split("Second special")[1:])
     md = render(rb, "md", layout="cheat")
     assert "*(new)*" in md and "*(house)*" in md and "~~" in md
 

@@ -17,6 +17,7 @@ from rulecraft.cli import cli
 from rulecraft.compiler import cheat_view
 from rulecraft.compiler.sheet_math import words
 from rulecraft.compiler.sheets import SheetError, render
+from rulecraft.runtime.errors import RulecraftError
 from rulecraft.runtime.values import display
 
 from cheat_reader import CheatReader
@@ -177,3 +178,15 @@ def _grids_agree(reference, tables, heads) -> int:
                 else:
                     assert got == display(value), (reference.name, got, value)
     return n
+
+
+def test_a_users_template_replaces_or_extends_the_cheat_sheet(tmp_path):
+    (tmp_path / "cheat.html").write_text('{% extends "builtin/cheat.html" %}\n'
+                                         "{% block masthead %}<h1>Our table</h1>{% endblock %}\n",
+                                         encoding="utf-8")
+    page = render(rulecraft.load("rq3_core"), layout="cheat", templates=tmp_path)
+    assert "<h1>Our table</h1>" in page and 'data-rule="table:weapons"' in page
+    (tmp_path / "cheat.md").write_text("{{ cheat.sections[0].title }} {{ 1/0 }}\n",
+                                       encoding="utf-8")
+    with pytest.raises(RulecraftError, match="cheat.md:1:1: the template failed: division by zero"):
+        render(rulecraft.load("rq3_core"), "md", layout="cheat", templates=tmp_path)
