@@ -18,6 +18,7 @@ from rulecraft.runtime.rulebook import Answer, Enum, Formula, Param, Policy, Rul
 from rulecraft.runtime.space import Hex
 
 from .cells import number, parse_dice
+from .cheat_plan import plan_sheets
 from .clock_events import check_labels
 from .clock_ticks import loop_blocks
 from .clock_units import gather as gather_time_units
@@ -122,6 +123,7 @@ class _Compiler:
         self._check_policies(procedures)
         check_labels(self.scope, decls)  # labels read are labels written (clock_events.py)
         references = plan_references(self.writer, decls)
+        sheet_plans = plan_sheets(self.scope, decls, self._sheet_rules(decls))
         self.fail_if_errors()
         namespace = self._execute()
         for (name, params), pending in zip(cells, self.pending):
@@ -155,6 +157,7 @@ class _Compiler:
                         tables, formulas, procedures, model, self.tree.filename, self.tree.source,
                         comments + self.tree.trailing_comments, self.python, built)
         rulebook.references = wire_references(references, namespace, self.tree.source)
+        rulebook.sheet_plans = sheet_plans
         rulebook.standing = tuple(
             StandingRule(d.condition, d.choice, d.mode, _options_of(d.options), d.span)
             for d in self.scope.standing)
@@ -168,6 +171,16 @@ class _Compiler:
         return rulebook
 
     # -- passes ----------------------------------------------------------------------------
+    def _sheet_rules(self, decls: tuple[Any, ...]) -> dict[str, str]:
+        """What a cheat sheet or screen may show: every table, pattern, quick reference,
+        formula and procedure, by name."""
+        found = {name: "table" for name in self.scope.tables}
+        found.update((d.name, "table") for d in decls if isinstance(d, s.PatternDecl))
+        found.update((d.name, "reference") for d in decls if isinstance(d, s.ReferenceDecl))
+        found.update((name, "formula") for name in self.scope.formulas)
+        found.update((name, "procedure") for name in self.scope.procedures)
+        return found
+
     def _header(self, decls: tuple[Any, ...]) -> tuple[str, str, dict[str, str], tuple[str, ...]]:
         headers = [d for d in decls if isinstance(d, s.RulebookDecl)]
         if not headers:

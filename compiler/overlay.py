@@ -151,6 +151,12 @@ def _raise(errors: list[RulecraftError]) -> None:
         raise errors[0] if len(errors) == 1 else RulecraftErrors(errors)
 
 
+def _sheet_over(base: s.SheetDecl, house: s.SheetDecl) -> s.SheetDecl:
+    """A house file's `cheat sheet:` / `screen:` lines after its base's, as one declaration:
+    they change the base's sheet (compiler/cheat_plan.py), marked as the house's."""
+    return attrs.evolve(base, title=house.title or base.title, lines=base.lines + house.lines)
+
+
 class _Merge:
     """Applies a house file's declarations to its (already merged) base, in order."""
 
@@ -188,6 +194,8 @@ class _Merge:
                     if amended is not None:
                         self.rules[d.name] = amended
                         self._changed(d.name, d.span, target)
+            elif isinstance(d, s.SheetDecl) and d.name in self.rules:
+                self.rules[d.name] = _sheet_over(self.rules[d.name], d)
             elif not isinstance(d, s.ExtendsDecl):
                 self._added(d)
         self._still_used()

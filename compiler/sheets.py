@@ -30,6 +30,7 @@ from .sheet_sandbox import CountedSandbox, SheetError, TemplateWork
 
 FORMATS = ("html", "md")
 PAPERS = ("a4", "letter")
+LAYOUTS = ("reference", "cheat", "screen")
 TEMPLATES = Path(__file__).parent / "templates"
 # The sheet's parts, in order, with the headings the templates give them.
 SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Formulas"),
@@ -39,15 +40,23 @@ SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Fo
 
 def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
            templates: str | os.PathLike[str] | None = None,
-           limits: Limits = DEFAULT_LIMITS) -> str:
+           limits: Limits = DEFAULT_LIMITS, layout: str = "reference") -> str:
     """The sheet of `rb` as text: `fmt` "html" (for print, self-contained) or "md"; `paper`
     "a4" or "letter"; `sources` prints the book's words beside each rule; `templates` a folder
     whose `sheet.html` / `sheet.md` replace the built-in ones; `limits` bound the work of its
-    quick references."""
+    quick references; `layout` "reference" (every rule), "cheat" (the pages kept at the
+    table) or "screen" (the game master's panels: compiler/cheats.py)."""
     if fmt not in FORMATS:
         raise SheetError(f"a sheet is html or md, not {fmt!r}")
     if paper not in PAPERS:
         raise SheetError(f"a sheet is printed on a4 or letter paper, not {paper!r}")
+    if layout not in LAYOUTS:
+        raise SheetError(f"a sheet's layout is {', '.join(LAYOUTS[:-1])} or {LAYOUTS[-1]}, "
+                         f"not {layout!r}")
+    if layout != "reference":
+        from .cheats import render as cheat
+
+        return cheat(rb, layout, fmt, paper, templates, limits)
     anchors = _HtmlAnchors() if fmt == "html" else _MarkdownAnchors(rb.title)
     sheet = sheet_view.build(rb, anchors.anchor, paper, sources, limits)
     sections = [(key, title, anchors.section(key)) for key, title in SECTIONS
@@ -174,5 +183,5 @@ class _MarkdownAnchors:
         return base if n == 0 else f"{base}-{n}"
 
 
-__all__ = ["FORMATS", "PAPERS", "SheetError", "css_string", "environment", "markdown_text",
+__all__ = ["FORMATS", "LAYOUTS", "PAPERS", "SheetError", "css_string", "environment", "markdown_text",
            "render"]

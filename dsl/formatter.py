@@ -584,3 +584,24 @@ def _standing(d: s.StandingDecl) -> list[str]:
 
 
 _DECLARATIONS[s.StandingDecl] = _standing
+
+
+# ---- sheets at the table -------------------------------------------------------------------
+
+
+def _sheet(d: s.SheetDecl) -> list[str]:
+    lines = [("cheat sheet" if d.kind == "cheat" else "screen") + _title(d.title) + ":"]
+    for line in d.lines:
+        items = ", ".join(item.name for item in line.items)
+        if line.op in ("section", "panel"):
+            said = f'{line.op} "{line.section}": {items}'
+        elif line.op == "remove":
+            said = f"remove {items}"
+        else:
+            place = f" {line.place[0]} {line.place[1].name}" if line.place else ""
+            said = f'{line.op} {items} to "{line.section}"{place}'
+        lines += _comments(line.comments, 1) + [INDENT + said]
+    return lines
+
+
+_DECLARATIONS[s.SheetDecl] = _sheet

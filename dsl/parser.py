@@ -19,6 +19,7 @@ from . import cached, syntax as s
 from .checks import Place, check_size, check_tree
 from .comments import CommentPool, strip_comments
 from .errors import syntax_error
+from .parser_sheets import SheetRules
 
 
 class IndentMismatch(Exception):
@@ -148,7 +149,7 @@ def _unquote(token: Token | None) -> str | None:
 
 
 @v_args(meta=True)
-class _Builder(Transformer_NonRecursive):
+class _Builder(SheetRules, Transformer_NonRecursive):
     """Turn Lark's parse tree into syntax nodes; methods are named after grammar rules.
     Non-recursive: check_tree has bounded the nesting, but the stack is not the place to pay it."""
 

@@ -229,13 +229,14 @@ if TYPE_CHECKING:
     from .syntax_file import (CalendarDecl, RoundDelayStep, TimeUnit, TurnsStep, UnitDef)
     from .syntax_space import PatternDecl, UnitDecl
     from .syntax_examples import ExampleDecl, ExpectStep
+    from .syntax_sheets import SheetDecl, SheetItem, SheetLine
 
 
 def __getattr__(name: str) -> Any:
     """A node of syntax_file.py (PEP 562: called for a name this module does not hold)."""
     import importlib
 
-    for module_name in ("syntax_file", "syntax_space", "syntax_examples"):
+    for module_name in ("syntax_file", "syntax_space", "syntax_examples", "syntax_sheets"):
         module = importlib.import_module(f"{__package__}.{module_name}")
         if name in module.__all__:
             # Its names become this module's own: read from now on without this call.

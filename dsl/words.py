@@ -7,20 +7,19 @@ from __future__ import annotations
 # The words that open a declaration: a rule file's outline.
 DECLARATIONS = ("rulebook", "enum", "table", "formula", "combatant", "procedure", "encounter",
                 "policy", "reference", "pattern", "unit", "calendar", "notation", "extends",
-                "replace", "remove", "amend", "example")
+                "replace", "remove", "amend", "example", "cheat", "screen")
 # Every other word of the grammar (dsl/grammar.lark's quoted words).
 KEYWORDS = ("act", "add", "adds", "after", "afterwards", "against", "aim", "all", "and", "as",
             "at", "be", "before", "by", "call", "cancel", "cap", "cell", "chance", "changed",
-            "choose", "choosing", "clamped", "clock", "column", "columns", "combined",
-            "default", "delay", "derived", "dice", "each", "else", "end", "ends", "entered",
-            "every", "expect",
-            "facing", "for", "from", "ft", "give", "given", "hex", "if", "in", "insert",
-            "integer", "is", "lane", "lengthen", "let", "list", "map", "may", "mod", "most",
-            "no", "not", "number", "on", "one", "only", "or", "outcome", "outcomes", "parameter",
-            "per", "raise", "ready", "referee", "repeat", "reveal", "roll", "round", "row",
-            "rows", "ruling", "seeing", "set", "side", "sides", "standing", "state", "step",
-            "stop", "take", "the", "then", "times", "to", "turn", "turns", "until", "when",
-            "where", "while", "with")
+            "choose", "choosing", "clamped", "clock", "column", "columns", "combined", "default",
+            "delay", "derived", "dice", "each", "else", "end", "ends", "entered", "every",
+            "expect", "facing", "for", "from", "ft", "give", "given", "hex", "if", "in",
+            "insert", "integer", "is", "lane", "lengthen", "let", "list", "map", "may", "mod",
+            "most", "move", "no", "not", "number", "on", "one", "only", "or", "outcome",
+            "outcomes", "panel", "parameter", "per", "raise", "ready", "referee", "repeat", "reveal", "roll",
+            "round", "row", "rows", "ruling", "section", "seeing", "set", "sheet", "side",
+            "sides", "standing", "state", "step", "stop", "take", "the", "then", "times", "to",
+            "turn", "turns", "until", "when", "where", "while", "with")
 CONSTANTS = ("true", "false", "none")
 # The compiler's built-in functions (compiler/expressions.py BUILTINS).
 BUILTINS = ("abs", "action", "all", "allies", "any", "approach", "argmax", "argmin", "ceil",

@@ -582,13 +582,18 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
 @click.option("--sources/--rules-only", default=True, show_default=True,
               help="Print the book's words each rule was transcribed from beside it, or the "
                    "rules alone.")
+@click.option("--layout", type=click.Choice(["reference", "cheat", "screen"]),
+              default="reference", show_default=True,
+              help="reference: every rule; cheat: the one or two landscape pages kept at the "
+                   "table (what the rulebook's `cheat sheet:` names); screen: the game "
+                   "master's panels (its `screen:`).")
 @click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="A folder of your own templates: its sheet.html or sheet.md replaces "
                    "rulecraft's (see docs/sheets.md).")
 @bases_option
 @limit_option
 def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool,
-          templates: str | None, limits: Limits) -> None:
+          layout: str, templates: str | None, limits: Limits) -> None:
     """Make a reference sheet of RULEBOOK (a built-in name or a path): every procedure as
     numbered steps, every table, every formula as math, and the quick-reference tables the
     rulebook declares, worked out by its engine.
@@ -597,13 +602,14 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
     Examples:
       rulecraft sheet ringing_steel -o ringing_steel.html
       rulecraft sheet ringing_steel --format md --rules-only > ringing_steel.md
-      rulecraft sheet house.rules --paper letter -o house.html"""
+      rulecraft sheet house.rules --paper letter -o house.html
+      rulecraft sheet ringing_steel --layout cheat -o cheat.html"""
     from .output import bounded, is_stream, write_new
 
     to_file = output is not None and not is_stream(output)
     try:
         rb = _load(rulebook, limits)
-        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits), limits)
+        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits, layout=layout), limits)
         if to_file:
             write_new(output, text, api.rule_files(rb), limits)
     except RulecraftError as err:

@@ -61,6 +61,8 @@ def _rule(decl: Any) -> str:
         return f"amend {decl.kind} {decl.name}"
     if isinstance(decl, s.ExampleDecl):
         return f'example "{decl.title}"'
+    if isinstance(decl, s.SheetDecl):  # `cheat sheet` or `screen`
+        return decl.name
     return f"{kind_of(decl)} {getattr(decl, 'name', '')}"
 
 
@@ -70,6 +72,8 @@ def _reading_lines(node: Any, name: str) -> Iterator[int]:
     if isinstance(node, s.Name) and node.name == name:
         yield node.span.line
     elif isinstance(node, (s.Attr, s.Call, s.Aggregate)) and node.name == name:
+        yield node.span.line
+    elif isinstance(node, s.SheetItem) and node.name == name:  # a cheat sheet shows it
         yield node.span.line
     elif isinstance(node, s.RowLine) and any(
             cell.strip().startswith("=") and re.search(rf"\b{re.escape(name)}\b", cell)

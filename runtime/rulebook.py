@@ -142,6 +142,8 @@ class Rulebook:
     policies: Mapping[str, Policy] = attrs.field(factory=dict, repr=False)
     # Its worked examples (runtime/examples.py), a base's first: `rulecraft test` runs them.
     examples: tuple[Any, ...] = attrs.field(default=(), repr=False)
+    # What its cheat sheet and screen show, by kind ("cheat", "screen"): runtime/sheet_plan.py.
+    sheet_plans: Mapping[str, Any] = attrs.field(factory=dict, repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
               **options: Any) -> Any:

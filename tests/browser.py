@@ -5,7 +5,8 @@ Chromium is driven over its DevTools protocol on a pipe (`--remote-debugging-pip
 messages ending in NUL, read by Chromium on fd 3 and written on fd 4), so nothing beyond the
 standard library and the Debian package `chromium` is needed.
 
-`python tests/browser.py` (re)makes docs/sheet_<rulebook>.png for every built-in rulebook.
+`python tests/browser.py` (re)makes docs/sheet_<rulebook>.png for every built-in rulebook, and
+docs/cheat_<rulebook>.png (docs/screen_<rulebook>.png) of its cheat sheet (screen).
 """
 
 from __future__ import annotations
@@ -46,6 +47,57 @@ _SPILLS = """(() => {
   }
   return {width: width, scrollWidth: document.documentElement.scrollWidth, spills: spills};
 })()"""
+
+
+# A cheat sheet or screen (landscape, compiler/templates/cheat.css: margins 8mm 8mm 9mm 8mm)
+# laid out as print lays it out: its columns one page high, so that column k is on page
+# k // count. Every item whole in one column, no text wider than its column.
+LANDSCAPE_SIDES = 16.0  # left + right, mm
+LANDSCAPE_ENDS = 17.0  # top + bottom, mm
+_COLUMNS = """((pageHeight) => {
+  const flow = document.querySelector("main.flow");
+  flow.style.height = pageHeight + "px";
+  flow.style.columnFill = "auto";
+  const style = getComputedStyle(flow);
+  const count = parseInt(style.columnCount, 10);
+  const gap = parseFloat(style.columnGap);
+  const box = flow.getBoundingClientRect();
+  const column = (box.width - gap * (count - 1)) / count;
+  const split = [], wide = [], columns = new Set();
+  const range = document.createRange();
+  for (const item of document.querySelectorAll("main.flow > *, main.flow article.item, main.flow h2, main.flow table")) {
+    const rects = Array.from(item.getClientRects()).filter(r => r.height > 0.5);
+    if (!rects.length) continue;
+    const owner = item.closest("article.item");
+    const name = (owner ? owner.dataset.rule : item.tagName) +
+      (item.matches("table") ? " (a table of it)" : "");
+    // An item is whole in one column; a quick reference's grids, a long table's parts, each
+    // whole in one.
+    const whole = item.matches("table") || (item.matches("article.item") && !item.matches(".reference, .long"));
+    if (whole && rects.length > 1) { split.push(name); continue; }
+    for (const r of rects) {
+      const index = Math.floor((r.left - box.left + gap / 2) / (column + gap));
+      columns.add(index);
+      const left = box.left + index * (column + gap), right = left + column;
+      if (item.matches("article.item") && !item.matches(".reference, .long") || item.matches(".reference table, .long table")) {
+        const walker = document.createTreeWalker(item, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+          const node = walker.currentNode;
+          if (!node.textContent.trim()) continue;
+          range.selectNodeContents(node);
+          for (const t of range.getClientRects()) {
+            if (t.right > right + 0.5 || t.left < left - 0.5) {
+              wide.push(name + ": " + node.textContent.trim().slice(0, 40) + " (" +
+                        Math.round(t.right - right) + "px past its column)");
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  return {count: count, columns: Math.max(...columns) + 1, split: split, wide: wide.slice(0, 8)};
+})"""
 
 
 def chromium() -> str | None:
@@ -181,6 +233,43 @@ class Browser:
             self.page("Emulation.clearDeviceMetricsOverride")
             self.page("Emulation.setEmulatedMedia", media="")
 
+    def columns(self, paper: str) -> dict[str, Any]:
+        """A cheat sheet or screen laid out in columns a printed page high on landscape
+        `paper`: how many columns it has a page and fills, the items split across two, the
+        text reaching past its column."""
+        height_mm, width_mm = PAPER[paper]  # landscape
+        width = round((width_mm - LANDSCAPE_SIDES) * MM)
+        height = round((height_mm - LANDSCAPE_ENDS) * MM)
+        self.page("Emulation.setEmulatedMedia", media="print")
+        self.page("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        try:
+            return self.page("Runtime.evaluate", expression=f"{_COLUMNS}({height})",
+                             returnByValue=True)["result"]["value"]
+        finally:
+            self.page("Runtime.evaluate", expression="location.reload()")
+            self._wait_for("Page.loadEventFired")
+            self.page("Emulation.clearDeviceMetricsOverride")
+            self.page("Emulation.setEmulatedMedia", media="")
+
+    def landscape_png(self, paper: str = "a4") -> bytes:
+        """The first page of a cheat sheet or screen as printed: landscape, its columns a
+        page high, its margins drawn as padding."""
+        height_mm, width_mm = PAPER[paper]
+        width, height = round(width_mm * MM), round(height_mm * MM)
+        self.page("Emulation.setEmulatedMedia", media="print")
+        self.page("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        inner = round((height_mm - LANDSCAPE_ENDS) * MM)
+        self.page("Runtime.evaluate", expression=(
+            "document.body.style.padding = '8mm 8mm 9mm 8mm';"
+            f"const f = document.querySelector('main.flow'); f.style.height = '{inner}px';"
+            "f.style.columnFill = 'auto'; f.style.overflow = 'hidden';"
+            "document.body.style.overflow = 'hidden';"))
+        shot = self.page("Page.captureScreenshot", format="png",
+                         clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
+        return base64.b64decode(shot["data"])
+
     def first_page_png(self, paper: str = "a4") -> bytes:
         """The top of the sheet as printed: print layout, the page's width and height, its
         margins drawn as padding."""
@@ -221,7 +310,30 @@ def screenshots(folder: Path) -> list[Path]:
     return made
 
 
+def cheat_screenshots(folder: Path) -> list[Path]:
+    """docs/cheat_<name>.png for every built-in rulebook, and docs/screen_<name>.png for each
+    declaring a game master's screen: the first page, landscape A4, as printed."""
+    import rulecraft
+    from rulecraft.compiler.sheets import render
+
+    made = []
+    with tempfile.TemporaryDirectory() as tmp, Browser() as browser:
+        for name in rulecraft.builtin_rulebooks():
+            rb = rulecraft.load(name)
+            for layout in ("cheat", "screen"):
+                if layout == "screen" and "screen" not in rb.sheet_plans:
+                    continue
+                html = Path(tmp) / f"{name}_{layout}.html"
+                html.write_text(render(rb, "html", "a4", layout=layout), encoding="utf-8")
+                browser.open(html)
+                target = folder / f"{layout}_{name}.png"
+                target.write_bytes(browser.landscape_png("a4"))
+                made.append(target)
+    return made
+
+
 if __name__ == "__main__":
     docs = Path(__file__).resolve().parent.parent / "docs"
-    for path in screenshots(Path(sys.argv[1]) if len(sys.argv) > 1 else docs):
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else docs
+    for path in screenshots(folder) + cheat_screenshots(folder):
         print(path)
