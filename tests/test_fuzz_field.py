@@ -233,7 +233,7 @@ def test_a_slow_case_is_a_finding_that_does_not_end_a_long_run():
             pass
 
     _, problems, cpu, _ = isolated(forever, cpu_seconds=1)
-    assert problems == ["took more than 1 s of CPU (SIGXCPU)"] and cpu > 0.9
+    assert problems == ["took more than 1 s of CPU (SIGXCPU)"] and cpu > 0.5
     tally, case = Tally(), Case((), "r.rules", None, (), 0, frozenset())
     with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as kept:
         os.environ["RULECRAFT_FUZZ_FINDINGS"], before = kept, os.environ.get(
