@@ -28,14 +28,25 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class Fight:
-    """A finished fight: the run it was, its events, and each fighter as it ended."""
+    """A finished fight: the run it was, its events (made from its trace when first read),
+    and each fighter as it ended. A fight played without a trace (`traced=False`: one of many)
+    has no events; who stands, how long it took and each fighter's state are still known."""
 
     result: Result
-    events: tuple[dict[str, Any], ...]
     fighters: tuple[Combatant, ...]
     clock: str
     names: Mapping[int, str] = attrs.field(factory=dict)  # each fighter's handle -> its name
     sides: Sides = ()  # each side of the encounter and its fighters as they ended
+    traced: bool = True
+    _made: dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    @property
+    def events(self) -> tuple[dict[str, Any], ...]:
+        """One per step of the fight a log shows (none for a fight played without a trace)."""
+        made = self._made.get("events")
+        if made is None:
+            made = self._made["events"] = tuple(_events(self.result)) if self.traced else ()
+        return made
 
     def winner(self) -> str | None:
         """The side whose fighters alone are still standing (None: a draw, or undecided)."""
@@ -47,12 +58,37 @@ class Fight:
 
     def played(self) -> bool:
         """Whether any turn or round was played: nobody stands in a fight that never began."""
+        if not self.traced:
+            sched = self.result.schedule
+            return sched is not None and (sched.turns > 0 or sched.rounds > 0)
         return any(e["kind"] == "turn" or e.get("round") for e in self.events)
 
     def standing(self) -> list[Combatant]:
         """The fighters still in the fight at its end: those no step stopped."""
-        stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop" and e["party"]}
+        if not self.traced:
+            sched = self.result.schedule
+            stopped = sched.fallen if sched is not None else set()
+        else:
+            stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop"
+                       and e["party"]}
         return [f for f in self.fighters if id(f) not in stopped]
+
+    def length(self) -> tuple[Any, Any]:
+        """How long the fight took: its time on the clock and its passes (turns or rounds),
+        as its outcome says; an outcome of the rules' own (`afterwards:` … `outcome won with
+        winner = …`) may not say: then the clock's time at its last event, and the turns and
+        rounds it counted."""
+        outcome = self.result.outcome
+        time = outcome.get("time", None)
+        passes = outcome.get("turns", outcome.get("rounds", None))
+        sched = self.result.schedule
+        if time is None:
+            time = max((e["time"] for e in self.events), default=0) if self.traced else \
+                (sched.now if sched is not None else 0)
+        if passes is None:
+            passes = sum(e["kind"] == "turn" or bool(e.get("round")) for e in self.events) \
+                if self.traced else (sched.turns + sched.rounds if sched is not None else 0)
+        return time or 0, passes or 0
 
     def conditions(self, fighter: Combatant) -> list[str]:
         """The lasting conditions a fighter is under at the end (given and not ended or run
@@ -113,7 +149,7 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
           names: Sequence[str] | None = None, policy: str | None = None,
           settings: Mapping[str, Any] | None = None, until: Any = None,
-          day: int | None = None) -> Fight:
+          day: int | None = None, traced: bool = True) -> Fight:
     """Play an encounter of `rulebook` (its first, unless named) with these fighters: a list
     (one to each fighter parameter, or all to its one list), or side by side (a list of lists
     in the parameters' order, or a mapping from side to fighters); `names` (one per fighter,
@@ -121,7 +157,8 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     log calls them. `until`: a number plays the fight only so long on its clock (it ends
     `capped` there); a name is handed to the encounter's own `until` parameter (Ringing
     Steel's duel: "out" or "dead"). `day`: the calendar's day the fight happens on (`today`
-    in its rules)."""
+    in its rules). `traced=False`: no trace and no events kept (one of many fights: its
+    outcome, who stands and the fighters' state are what a summary needs)."""
     chosen = pick_encounter(rulebook, encounter)
     if by_sides(fighters):
         arguments = side_arguments(chosen, fighters)
@@ -133,7 +170,7 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     time_limit, own = until_arguments(chosen, until)
     arguments.update(own)
     # The run options go apart from the encounter's own names (it may have a `time_limit`).
-    result = chosen.run_with(RunOptions(policy, time_limit, day), dice=dice,
+    result = chosen.run_with(RunOptions(policy, time_limit, day, traced), dice=dice,
                              seed=None if dice is not None else seed, choices=choices,
                              limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
@@ -144,7 +181,7 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     given = list(names or ()) or [p.name for p in chosen.params
                                   if p.type.kind == "combatant"][:len(finals)]
     called = {id(f): n for f, n in zip(finals, given) if n}
-    return Fight(result, tuple(_events(result)), tuple(finals), clock, called, sides)
+    return Fight(result, tuple(finals), clock, called, sides, traced)
 
 
 def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:
