@@ -8,7 +8,7 @@ fighters and writes the log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -19,7 +19,7 @@ from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
-from .results import Result, jsonable, who
+from .results import Result, _entry, jsonable, who
 from .values import display
 
 if TYPE_CHECKING:
@@ -241,7 +241,7 @@ def _events(result: Result) -> list[dict[str, Any]]:
     parties: dict[str, Any] = {}  # the encounter's names for fighters, as they stand now
     turn: Any = None
     call: dict[str, Any] | None = None
-    for entry in result.trace:
+    for entry in _log_entries(result):
         if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
@@ -275,6 +275,31 @@ def _events(result: Result) -> list[dict[str, Any]]:
             continue
         events.append(event)
     return events
+
+
+# What a called procedure does that the log shows, as the encounter's own steps are shown.
+_SHOWN_FROM_CALLS = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
+                               "trigger", "change", "turn", "tick", "event", "roll"))
+
+
+def _log_entries(result: Result) -> Iterator[Any]:
+    """The trace entries `_events` reads, made from the run's steps: a fight's trace is
+    thousands of steps, most of them inside calls or branches the log does not show, and an
+    entry is made only for those it does (all of them, from `Result.trace`, when the trace
+    was cut short or has been read already)."""
+    if result._trace is not None or result.dropped[0]:
+        yield from result.trace
+        return
+    depth = 0
+    for step in result._steps:
+        kind = step[0]
+        if kind == "return":
+            depth -= 1
+        if kind != "branch" and (not depth or kind in _SHOWN_FROM_CALLS or (
+                kind == "choose" and str(step[4]).startswith("by referee"))):
+            yield _entry(*step, depth=depth)
+        if kind == "call":
+            depth += 1
 
 
 def _referees(entry: Any) -> bool:
