@@ -32,7 +32,8 @@ Both draw the dice in the same order from `random.Random(seed)` (what `rulecraft
 is for a seed of 0 or more), so one seed gives both the same fight: `tests/test_bench_fights.py`
 checks that they agree, fight by fight. The blow itself is `hand_steel.careful_melee` (same
 caching of figures and checks as the engine's); the hand loop keeps no trace of its own.
-Timings are medians of interleaved repeats; the ratio is what to read.
+Timings are medians of interleaved repeats (CPU time of the process); the ratio is what to
+read.
 """
 
 from __future__ import annotations
@@ -293,13 +294,14 @@ def _row(name: str, engine: float, hand: float, count: int) -> None:
 
 def _interleaved(sides: list[Any], repeats: int) -> list[float]:
     """Each side's median time over `repeats` rounds, the sides taking turns in each round
-    (so that the machine's noise falls on all of them)."""
+    (so that the machine's noise falls on all of them). The time is this process's CPU time:
+    on a shared machine, wall time also counts the turns other programs take."""
     times: list[list[float]] = [[] for _ in sides]
     for repeat in range(repeats):
         for n, side in enumerate(sides):
-            start = time.perf_counter()
+            start = time.process_time()
             side(repeat)
-            times[n].append(time.perf_counter() - start)
+            times[n].append(time.process_time() - start)
     return [statistics.median(t) for t in times]
 
 
