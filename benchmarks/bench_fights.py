@@ -1,7 +1,7 @@
 """Ringing Steel duels per second: the rulebook's `duel` encounter against a hand-written duel
 loop doing the same work, in one run.
 
-Run: `python benchmarks/bench_fights.py` (after `pip install .`). The fighters are the example
+Run: `python benchmarks/bench_fights.py [--quick] [--runs N]` (after `pip install .`). The fighters are the example
 sheets (`examples/ringing_steel/`: a swordsman with a shield, a spearman, both in Standard
 armour), and nobody chooses, so every choice keeps its default: each closes with an Attack and
 defends with a Passive Dodge. Both sides read the duel as `rulebooks/ringing_steel.rules` writes
@@ -32,7 +32,8 @@ Both draw the dice in the same order from `random.Random(seed)` (what `rulecraft
 is for a seed of 0 or more), so one seed gives both the same fight: `tests/test_bench_fights.py`
 checks that they agree, fight by fight. The blow itself is `hand_steel.careful_melee` (same
 caching of figures and checks as the engine's); the hand loop keeps no trace of its own.
-Timings are medians of interleaved repeats; the ratio is what to read.
+Timings are medians of interleaved repeats (CPU time of the process); the ratio is what to
+read.
 """
 
 from __future__ import annotations
@@ -287,25 +288,61 @@ def engine_summary(result: Any) -> tuple[Any, ...]:
             tuple(dict(f.injuries) for f in fighters))
 
 
-def main() -> int:
+def _row(name: str, engine: float, hand: float, count: int) -> None:
+    print(f"{name:<52} {count / engine:>10.0f}/s {count / hand:>10.0f}/s {engine / hand:>6.2f}x")
+
+
+def _interleaved(sides: list[Any], repeats: int) -> list[float]:
+    """Each side's median time over `repeats` rounds, the sides taking turns in each round
+    (so that the machine's noise falls on all of them). The time is this process's CPU time:
+    on a shared machine, wall time also counts the turns other programs take."""
+    times: list[list[float]] = [[] for _ in sides]
+    for repeat in range(repeats):
+        for n, side in enumerate(sides):
+            start = time.process_time()
+            side(repeat)
+            times[n].append(time.process_time() - start)
+    return [statistics.median(t) for t in times]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The rows: the default duel played as a run and as a fight (with its log's events);
+    the competent duel as `rulecraft fight … --runs N --policy competent` plays it on one
+    worker (untraced, summed up), and one traced competent fight; each against the hand loop
+    of the same duel. `--quick`: fewer fights and repeats; `--runs N`: the study's size."""
+    from hand_competent import competent_duel
+    from rulecraft.fight import study
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    quick = "--quick" in args
+    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 200 if quick else 2000
+    duels, repeats = (40, 3) if quick else (200, 7)
     rb = rulecraft.load("ringing_steel")
     a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
-    duels = 200
-    engine_times, hand_times = [], []
-    for repeat in range(7):  # interleaved, so that the machine's noise falls on both sides
-        seeds = range(repeat * duels, (repeat + 1) * duels)
-        start = time.perf_counter()
-        for seed in seeds:
-            engine_duel(rb, a, b, seed)
-        engine_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        for seed in seeds:
-            hand_duel(SWORDSMAN, SPEARMAN, seed)
-        hand_times.append(time.perf_counter() - start)
-    engine, hand = statistics.median(engine_times), statistics.median(hand_times)
-    print(f"{'benchmark':<40} {'engine':>12} {'by hand':>12} {'ratio':>7}")
-    print(f"{'Ringing Steel duels per second':<40} {duels / engine:>10.0f}/s "
-          f"{duels / hand:>10.0f}/s {engine / hand:>6.2f}x")
+    print(f"{'benchmark':<52} {'engine':>12} {'by hand':>12} {'ratio':>7}")
+
+    def seeds(repeat: int, count: int = duels) -> range:
+        return range(repeat * count, (repeat + 1) * count)
+
+    run, by_hand, fought = _interleaved([
+        lambda r: [engine_duel(rb, a, b, s) for s in seeds(r)],
+        lambda r: [hand_duel(SWORDSMAN, SPEARMAN, s) for s in seeds(r)],
+        lambda r: [rb.fight([a, b], seed=s).events for s in seeds(r)],
+    ], repeats)
+    _row("Ringing Steel duel: run (traced)", run, by_hand, duels)
+    _row("Ringing Steel duel: fight() with its events", fought, by_hand, duels)
+    # The study's fight i is seeded (seed * 1,000,003 + i): the hand loop plays those seeds.
+    engine, hand = _interleaved([
+        lambda r: study(rb, [a, b], runs, seed=r + 1, policy="competent", workers=1),
+        lambda r: [competent_duel(SWORDSMAN, SPEARMAN, (r + 1) * 1_000_003 + i)
+                   for i in range(runs)],
+    ], max(3, repeats // 2))
+    _row(f"competent duels: --runs {runs}, one worker", engine, hand, runs)
+    one, hand_one = _interleaved([
+        lambda r: [rb.fight([a, b], seed=s, policy="competent").events for s in seeds(r)],
+        lambda r: [competent_duel(SWORDSMAN, SPEARMAN, s) for s in seeds(r)],
+    ], repeats)
+    _row("competent duel: one traced fight() with its events", one, hand_one, duels)
     return 0
 
 

@@ -170,7 +170,7 @@ class EncounterSteps:
             self.line(inner, f"v_{step.var}, v_now = _turn")
         else:
             self.line(inner, f"_ctx.within({where}, 'rounds', _pass, _pass + 1)")
-            self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _pass + 1")
+            self.line(inner, "v_round = v_now = _sched.now = _ctx.now = _sched.rounds = _pass + 1")
             self.line(inner, "_ctx.whole_rounds = True")
             self.line(inner, f"_ran = _sched.run_due({where})")  # events due by this round first
             self.line(inner, f"_ctx.let({where}, 'round', v_round)")

@@ -195,16 +195,9 @@ class Tally:
                 self.draws += 1
             else:
                 _count(self.side_wins, won, 1)
-        # An outcome of the rules' own (`afterwards:` … `outcome won with winner = …`) may not
-        # say when: the fight's clock does, at its last event, and its turns are counted.
-        time = outcome.get("time", None)
-        if time is None:
-            time = max((e["time"] for e in done.events), default=0)
-        passes = outcome.get("turns", outcome.get("rounds", None))
-        if passes is None:
-            passes = sum(e["kind"] == "turn" or bool(e.get("round")) for e in done.events)
-        self.time += _exact(time or 0)
-        self.passes += _exact(passes or 0)
+        time, passes = done.length()
+        self.time += _exact(time)
+        self.passes += _exact(passes)
         for fighter in done.fighters:
             into = self.states.setdefault(done.name(fighter), {})
             for key, figure in _state_figures(fighter):
@@ -380,7 +373,7 @@ def _tally(rb: Rulebook, job: _Job, chunk: tuple[int, int]) -> Tally:
         # Each fight a budget of work of its own: their number is the user's to choose.
         with budget(job.limits, own=True):
             tally.add(fight(rb, made, seed=job.seed * 1_000_003 + i, names=job.names,
-                            limits=job.limits, **job.options))
+                            limits=job.limits, traced=False, **job.options))
     return tally
 
 

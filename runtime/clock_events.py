@@ -99,9 +99,12 @@ class Clock(Schedule):
                                (f"{self.clock}, {display(action)} on lane {lane}", who)))
 
     def _relabel(self, action: Any) -> None:
-        """The `act` entry just traced names the action (`tenths, as Walk`)."""
-        entry = self.ctx.trace[-1]
-        if entry[0] == "act" and action is not None:
+        """The `act` entry just traced names the action (`tenths, as Walk`); untraced, none."""
+        trace = self.ctx.trace
+        if action is None or not trace:
+            return
+        entry = trace[-1]
+        if entry[0] == "act":
             text, party = entry[4]
             self.ctx.trace[-1] = entry[:4] + ((f"{text}, as {display(action)}", party),)
 

@@ -182,11 +182,19 @@ class CombatantModel:
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
+    _given_at: dict[str, int] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         if self._by_name is None:
             self._by_name = {f.name: f for f in self.fields}
         return self._by_name[name]
+
+    def given_at(self, name: str) -> int:
+        """Where a characteristic or state field stands among `given_names` (and in a frozen
+        image of them)."""
+        if self._given_at is None:
+            self._given_at = {n: i for i, n in enumerate(self.given_names)}
+        return self._given_at[name]
 
     @property
     def given_names(self) -> tuple[str, ...]:
@@ -203,9 +211,12 @@ class CombatantModel:
             return {k: self._combined(f, v, {**given, name: k}) for k, v in value.items()}
         return self.combiners[f.combine](value, given) if f.combine else value
 
-    def derived(self, values: dict[str, Any]) -> dict[str, Any]:
-        """`values` with the derived figures added; remembered, as fights revisit states."""
-        key = _freeze(values)
+    def derived(self, values: dict[str, Any], key: tuple[Any, ...] | None = None
+                ) -> dict[str, Any]:
+        """`values` with the derived figures added; remembered, as fights revisit states
+        (`key`: their frozen image, when the caller has it already)."""
+        if key is None:
+            key = _freeze(values)
         cached = self._cache.get(key)
         if cached is None:
             cached = dict(values)
@@ -277,12 +288,15 @@ def bulky(value: Any) -> bool:
 class Combatant:
     """One combatant: read figures as attributes (`fighter.anti_parry`) or items."""
 
-    __slots__ = ("model", "_values", "_next")
+    __slots__ = ("model", "_values", "_next", "_key")
 
     def __init__(self, model: CombatantModel, values: dict[str, Any]) -> None:
         self.model = model
         self._values = values
         self._next: dict[tuple[str, Any], Combatant] = {}  # changed() results, by change
+        # The frozen image of its given values (the model's key for its derived figures),
+        # once worked out: the next state's is this one with one entry replaced.
+        self._key: tuple[Any, ...] | None = None
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -302,9 +316,19 @@ class Combatant:
         key = (name, _frozen(value) if type(value) is dict else value)
         found = self._next.get(key)
         if found is None:
-            values = {n: self._values[n] for n in self.model.given_names}
-            values[name] = value
-            found = Combatant(self.model, self.model.derived(values))
+            model = self.model
+            image = self._key
+            if image is None:
+                image = self._key = _freeze({n: self._values[n] for n in model.given_names})
+            at = model.given_at(name)
+            image = image[:at] + (key,) + image[at + 1:]
+            cached = model._cache.get(image)
+            if cached is None:
+                values = {n: self._values[n] for n in model.given_names}
+                values[name] = value
+                cached = model.derived(values, image)
+            found = Combatant(model, cached)
+            found._key = image
             if not bulky(value):
                 if len(self._next) > 256:
                     self._next.clear()
@@ -316,12 +340,14 @@ class Combatant:
         copy = object.__new__(Combatant)  # one per party per run: no `__init__`, no empty memo
         copy.model, copy._values = self.model, self._values
         copy._next = self._next  # the same state: the same memo of changes from it
+        copy._key = self._key
         return copy
 
     def become(self, other: Combatant) -> None:
         """Take another state of the same combatant (a run's `set`/`add` on its handle)."""
         self._values = other._values
         self._next = other._next
+        self._key = other._key
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Combatant) and other._values == self._values

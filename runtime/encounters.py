@@ -48,7 +48,11 @@ class Schedule:
         # action it starts next ("added to the time for his current or newly starting action").
         self.carried: dict[int, Any] = {}
         self.stopped: set[int] = set()  # the parties stopped (until an `act` brings one back)
+        # Every party stopped at some time (a fight's log says so: who is not still standing),
+        # kept here too, for fights played without a trace (many fights: `--runs`).
+        self.fallen: set[int] = set()
         self.turns = 0  # the parties' turns taken (ticks of the clock are not turns)
+        self.rounds = 0  # a round clock's rounds begun
         self.last_tick: Any = 0  # with several `every` blocks, a tuple: each one's
         self.ticking = 0  # which `every` block the tick just made is (in the order written)
         self.last_tick: Any = 0
@@ -109,6 +113,7 @@ class Schedule:
         self.carried.pop(id(who), None)
         if id(who) not in self.stopped:  # stopping a party already stopped is no news
             self.stopped.add(id(who))
+            self.fallen.add(id(who))
             self.ctx.trace.append(("stop", label, who, span, ("", who)))
 
     def next(self, span: Span, label: str, every: Any = None) -> tuple[Any, Any] | None:

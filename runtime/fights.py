@@ -8,7 +8,9 @@ fighters and writes the log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -19,7 +21,7 @@ from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
-from .results import Result, jsonable, who
+from .results import Result, _entry, jsonable, who
 from .values import display
 
 if TYPE_CHECKING:
@@ -28,14 +30,27 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class Fight:
-    """A finished fight: the run it was, its events, and each fighter as it ended."""
+    """A finished fight: the run it was, its events (made from its trace when first read),
+    and each fighter as it ended. A fight played without a trace (`traced=False`: one of many)
+    has no events; who stands, how long it took and each fighter's state are still known."""
 
     result: Result
-    events: tuple[dict[str, Any], ...]
     fighters: tuple[Combatant, ...]
     clock: str
     names: Mapping[int, str] = attrs.field(factory=dict)  # each fighter's handle -> its name
     sides: Sides = ()  # each side of the encounter and its fighters as they ended
+    traced: bool = True
+    _made: dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    @property
+    def events(self) -> tuple[dict[str, Any], ...]:
+        """One per step of the fight a log shows (none for a fight played without a trace)."""
+        made = self._made.get("events")
+        if made is None:
+            with collector_paused():
+                made = tuple(_events(self.result)) if self.traced else ()
+            self._made["events"] = made
+        return made
 
     def winner(self) -> str | None:
         """The side whose fighters alone are still standing (None: a draw, or undecided)."""
@@ -47,12 +62,37 @@ class Fight:
 
     def played(self) -> bool:
         """Whether any turn or round was played: nobody stands in a fight that never began."""
+        if not self.traced:
+            sched = self.result.schedule
+            return sched is not None and (sched.turns > 0 or sched.rounds > 0)
         return any(e["kind"] == "turn" or e.get("round") for e in self.events)
 
     def standing(self) -> list[Combatant]:
         """The fighters still in the fight at its end: those no step stopped."""
-        stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop" and e["party"]}
+        if not self.traced:
+            sched = self.result.schedule
+            stopped = sched.fallen if sched is not None else set()
+        else:
+            stopped = {id(e["party"]) for e in self.events if e["kind"] == "stop"
+                       and e["party"]}
         return [f for f in self.fighters if id(f) not in stopped]
+
+    def length(self) -> tuple[Any, Any]:
+        """How long the fight took: its time on the clock and its passes (turns or rounds),
+        as its outcome says; an outcome of the rules' own (`afterwards:` … `outcome won with
+        winner = …`) may not say: then the clock's time at its last event, and the turns and
+        rounds it counted."""
+        outcome = self.result.outcome
+        time = outcome.get("time", None)
+        passes = outcome.get("turns", outcome.get("rounds", None))
+        sched = self.result.schedule
+        if time is None:
+            time = max((e["time"] for e in self.events), default=0) if self.traced else \
+                (sched.now if sched is not None else 0)
+        if passes is None:
+            passes = sum(e["kind"] == "turn" or bool(e.get("round")) for e in self.events) \
+                if self.traced else (sched.turns + sched.rounds if sched is not None else 0)
+        return time or 0, passes or 0
 
     def conditions(self, fighter: Combatant) -> list[str]:
         """The lasting conditions a fighter is under at the end (given and not ended or run
@@ -113,7 +153,7 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
           choices: Mapping[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS,
           names: Sequence[str] | None = None, policy: str | None = None,
           settings: Mapping[str, Any] | None = None, until: Any = None,
-          day: int | None = None) -> Fight:
+          day: int | None = None, traced: bool = True) -> Fight:
     """Play an encounter of `rulebook` (its first, unless named) with these fighters: a list
     (one to each fighter parameter, or all to its one list), or side by side (a list of lists
     in the parameters' order, or a mapping from side to fighters); `names` (one per fighter,
@@ -121,7 +161,8 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     log calls them. `until`: a number plays the fight only so long on its clock (it ends
     `capped` there); a name is handed to the encounter's own `until` parameter (Ringing
     Steel's duel: "out" or "dead"). `day`: the calendar's day the fight happens on (`today`
-    in its rules)."""
+    in its rules). `traced=False`: no trace and no events kept (one of many fights: its
+    outcome, who stands and the fighters' state are what a summary needs)."""
     chosen = pick_encounter(rulebook, encounter)
     if by_sides(fighters):
         arguments = side_arguments(chosen, fighters)
@@ -133,9 +174,10 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     time_limit, own = until_arguments(chosen, until)
     arguments.update(own)
     # The run options go apart from the encounter's own names (it may have a `time_limit`).
-    result = chosen.run_with(RunOptions(policy, time_limit, day), dice=dice,
-                             seed=None if dice is not None else seed, choices=choices,
-                             limits=limits, **arguments)
+    with collector_paused():
+        result = chosen.run_with(RunOptions(policy, time_limit, day, traced), dice=dice,
+                                 seed=None if dice is not None else seed, choices=choices,
+                                 limits=limits, **arguments)
     clock = rulebook_clock(rulebook, chosen.name)
     sides = sides_of(chosen, result.combatants)
     sided = [f for _, members in sides for f in members]  # side by side, as given
@@ -144,7 +186,25 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     given = list(names or ()) or [p.name for p in chosen.params
                                   if p.type.kind == "combatant"][:len(finals)]
     called = {id(f): n for f, n in zip(finals, given) if n}
-    return Fight(result, tuple(_events(result)), tuple(finals), clock, called, sides)
+    return Fight(result, tuple(finals), clock, called, sides, traced)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector kept to what a fight makes while it is played (and its log
+    made): the objects there before (the compiled rulebook's tens of thousands among them) are
+    frozen out of its passes, then handed back as they were. A fight makes thousands of
+    short-lived values (trace steps, states, outcomes), and each full pass they set off walked
+    the rulebook too: measured, most of a traced Ringing Steel fight's time. Left alone when
+    the program froze objects itself or turned the collector off."""
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:
@@ -204,7 +264,7 @@ def _events(result: Result) -> list[dict[str, Any]]:
     parties: dict[str, Any] = {}  # the encounter's names for fighters, as they stand now
     turn: Any = None
     call: dict[str, Any] | None = None
-    for entry in result.trace:
+    for entry in _log_entries(result):
         if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
             now = _time(entry.detail.split()[1])
             turn = entry.value if entry.kind == "turn" else None
@@ -238,6 +298,31 @@ def _events(result: Result) -> list[dict[str, Any]]:
             continue
         events.append(event)
     return events
+
+
+# What a called procedure does that the log shows, as the encounter's own steps are shown.
+_SHOWN_FROM_CALLS = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
+                               "trigger", "change", "turn", "tick", "event", "roll"))
+
+
+def _log_entries(result: Result) -> Iterator[Any]:
+    """The trace entries `_events` reads, made from the run's steps: a fight's trace is
+    thousands of steps, most of them inside calls or branches the log does not show, and an
+    entry is made only for those it does (all of them, from `Result.trace`, when the trace
+    was cut short or has been read already)."""
+    if result._trace is not None or result.dropped[0]:
+        yield from result.trace
+        return
+    depth = 0
+    for step in result._steps:
+        kind = step[0]
+        if kind == "return":
+            depth -= 1
+        if kind != "branch" and (not depth or kind in _SHOWN_FROM_CALLS or (
+                kind == "choose" and str(step[4]).startswith("by referee"))):
+            yield _entry(*step, depth=depth)
+        if kind == "call":
+            depth += 1
 
 
 def _referees(entry: Any) -> bool:

@@ -125,6 +125,9 @@ class RunOptions:
     policy: str | None = None
     time_limit: Any = None
     day: int | None = None  # the calendar's day the run or fight happens on (`today`)
+    # False: no trace kept — many fights, each summed up from its outcome, its fighters and
+    # `Result.schedule` (who was stopped, turns and rounds played).
+    traced: bool = True
 
 
 NO_OPTIONS = RunOptions()
@@ -216,6 +219,7 @@ class Procedure:
         """`run`, with the run options given apart from the arguments (a fight's `--policy`
         and `--until`): every keyword in `args` is then the rule's own."""
         source: DiceSource
+        traced = options.traced
         if options is not NO_OPTIONS:
             options = self._options(options.policy, options.time_limit, options.day)
         if limits is not DEFAULT_LIMITS:
@@ -234,9 +238,10 @@ class Procedure:
         if not choices:
             fighters = self._fighters(args)
             if fighters is not None:
-                return self._start(source, {}, *fighters, options=options)
+                return self._start(source, {}, *fighters, traced=traced, options=options)
         arguments, picked, found = self._arguments(args, choices, options is NO_OPTIONS)
-        return self._play(source, arguments, picked, found if options is NO_OPTIONS else options)
+        return self._play(source, arguments, picked, found if options is NO_OPTIONS else options,
+                          traced)
 
     def runs(
         self,
@@ -594,11 +599,9 @@ class Procedure:
         try:
             outcome = self.fn(ctx, *handed)  # a procedure returns its outcome
             if outcome is not None:
-                return Result(outcome, ctx.values, ctx.parties, ctx.trace,
-                              (ctx.dropped, ctx.dropped_depth))
+                return _result(ctx, outcome)
         except Finished as done:  # an encounter raises it
-            return Result(done.outcome, ctx.values, ctx.parties, ctx.trace,
-                          (ctx.dropped, ctx.dropped_depth))
+            return _result(ctx, done.outcome)
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
@@ -615,6 +618,13 @@ class Procedure:
             "none in the others)")
         return CalculationError(f"{what}: in procedure {self.name}{where}", self.span,
                                 self.source)
+
+
+def _result(ctx: RunContext, outcome: Outcome) -> Result:
+    result = Result(outcome, ctx.values, ctx.parties, ctx.trace,
+                    (ctx.dropped, ctx.dropped_depth))
+    result.schedule = ctx.schedule  # an encounter's turns as they ended (None outside one)
+    return result
 
 
 __all__ = ["NO_OPTIONS", "FrozenMap", "Outcome", "Procedure", "Result", "RunContext",

@@ -103,7 +103,7 @@ class Outcome(Mapping[str, Any]):
 class Result:
     """A finished run: its outcome, every value it computed, the combatants after, the trace."""
 
-    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace", "dropped")
+    __slots__ = ("outcome", "values", "combatants", "_steps", "_trace", "dropped", "schedule")
 
     def __init__(self, outcome: Outcome, values: Mapping[str, Any],
                  combatants: Mapping[str, Combatant], steps: list[tuple[Any, ...]],
@@ -115,6 +115,9 @@ class Result:
         self._trace: tuple[TraceEntry, ...] | None = None
         # (entries, calls deep): the oldest entries a long run did not keep (`trace_entries`)
         self.dropped = dropped
+        # An encounter's turns as they ended (runtime.encounters.Schedule): who was stopped,
+        # turns and rounds played — what a fight played without a trace is summed up from.
+        self.schedule: Any = None
 
     @property
     def trace(self) -> tuple[TraceEntry, ...]:

@@ -146,10 +146,16 @@ class Rulebook:
     sheet_plans: Mapping[str, Any] = attrs.field(factory=dict, repr=False)
 
     def fight(self, /, fighters: Any, encounter: str | None = None, seed: int | None = None,
-              **options: Any) -> Any:
+              runs: int | None = None, **options: Any) -> Any:
         """Play an encounter of this rulebook (its first, unless named) with `fighters` (a list,
         or side by side: `[[a, b], [c]]`, `{"heroes": [a, b], "foes": [c]}`): the event log,
-        each fighter's final state and the side that won (`runtime.fights.Fight`)."""
+        each fighter's final state and the side that won (`runtime.fights.Fight`). `runs=N`:
+        N fights played without a trace, summed up (`rulecraft.fight.Study`: outcomes, who
+        stands, mean length and state; `workers=` as `rulecraft fight --runs` takes it)."""
+        if runs is not None:
+            from rulecraft.fight import study  # many fights: the façade spreads them
+
+            return study(self, fighters, runs, seed=seed, encounter=encounter, **options)
         from .fights import fight  # the fight runner needs the procedures this module defines
 
         return fight(self, fighters, encounter=encounter, seed=seed, **options)

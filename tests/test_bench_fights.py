@@ -72,3 +72,50 @@ def test_duels_to_the_death_agree_fight_by_fight(duel):
 
 def test_duels_from_afar_agree_fight_by_fight(duel):
     _agree(duel, range(60), apart=4)
+
+
+# ---- the competent duel (issue 19: "--runs 2000 --policy competent on one worker: within 3×
+# the hand-written competent duel") ---------------------------------------------------------
+
+from hand_competent import competent_duel  # noqa: E402
+
+# A spearman who parries poorly with his spear and dodges well (his best training is the
+# dagger's): the competent policy has him dodge actively, so dodges, steps back in and breaks
+# off are played too.
+DODGER = dict(SPEARMAN, training={"Spear": 1, "Dagger": 9})
+
+
+def _competent(rb, a, b, first, second, seeds, **settings):
+    """Each seed's competent duel on both sides (they must agree); what the engine's did."""
+    seen = Counter()
+    for seed in seeds:
+        result = engine_duel(rb, a, b, seed, policy="competent", **settings)
+        assert engine_summary(result) == competent_duel(first, second, seed, **settings), seed
+        seen[result.outcome.name] += 1
+        for entry in result.trace:
+            if entry.kind in ("choose", "let") and entry.name in ("defence", "closing"):
+                seen[entry.value] += 1
+            elif entry.kind == "let" and entry.name == "engaged" and entry.value is False \
+                    and entry.depth == 0:
+                seen["broke off"] += 1
+    return seen
+
+
+def test_the_competent_duels_agree_fight_by_fight(duel):
+    rb, a, b = duel
+    seen = _competent(rb, a, b, SWORDSMAN, SPEARMAN, range(120))
+    # The slower (the spearman) waits on guard; both parry; simultaneous blows fall back on
+    # a passive dodge against the spear.
+    assert seen["Wait"] and seen["Attack"] and seen["Parry"] and seen["Passive Dodge"], seen
+
+
+def test_competent_duels_with_active_dodges_agree_fight_by_fight(duel):
+    rb, a, _ = duel
+    dodger = rb.combatant(**DODGER)
+    seen = _competent(rb, a, dodger, SWORDSMAN, DODGER, range(60))
+    seen += _competent(rb, a, dodger, SWORDSMAN, DODGER, range(30), until="dead")
+    seen += _competent(rb, a, dodger, SWORDSMAN, DODGER, range(20), apart=4)
+    assert seen["Active Dodge"] and seen["No Action"] and seen["idle"], seen
+    # A fighter with the advantage passed out does not step back in: they break off (more
+    # often than the `let engaged = false` each fight starts with).
+    assert seen["broke off"] > 60 + 30 + 20, seen
