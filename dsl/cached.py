@@ -26,7 +26,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # The code a syntax tree is made by: an edit to any of them is another key.
 _PARSER_CODE = tuple(os.path.join(_HERE, name) for name in (
     "grammar.lark", "parser.py", "syntax.py", "syntax_file.py", "comments.py", "checks.py",
-    "errors.py"))
+    "errors.py", "reduced.py"))
 
 class _Session:
     """The rule files one `load` reads: each file's tree and the expressions parsed from its

@@ -1,0 +1,181 @@
+"""Syntax nodes built while the parser reduces, with no parse tree in between (issue 19,
+"Compile at scale").
+
+Lark's plain parse makes a tree node and a position record of a dozen fields for every rule it
+reduces; the builder (dsl/parser.py `_Builder`) then walks that tree once more, and
+`check_tree` a third time. Here the builder's methods are the parser's callbacks: each
+reduction gets the same children and the same positions Lark would have given the tree node
+(`propagate_positions`: from its first to its last child that has a place, keywords and line
+ends included) and the node's value replaces its children on the parser's stack, so a file's
+memory is its syntax nodes, never its parse tree.
+
+The checks of `check_tree` are made on the way (every name and number as it is read, the
+nesting as the height of each node); anything unusual — a syntax error, a name or a number
+`check_tree` would refuse, too deep a nesting, a rule error raised by a builder method — stops
+this path with `Unusual`, and the caller parses the file the old way, which reports it exactly
+as before (file, line, column, caret, every error together). The usual file never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lark import Lark, Token, Tree
+from lark.parsers.lalr_parser import _Parser
+
+from rulecraft.runtime.limits import Limits
+
+from .checks import _DIGITS, _LEVELS, name_problem
+
+
+class Unusual(Exception):
+    """This text needs the full path (dsl/parser.py `_parse_tree`): it reports the problem."""
+
+
+class Reduced:
+    """A value on the parser's stack and where its rule's text lies. It is also the `meta` the
+    builder's methods are given: the fields Lark's `Meta` has, and no others."""
+
+    __slots__ = ("value", "empty", "line", "column", "start_pos", "end_line", "end_column",
+                 "end_pos", "height")
+
+    def __init__(self, first: Any, last: Any, height: int) -> None:
+        self.value: Any = None
+        self.height = height  # nested levels (expressions, blocks) inside it, itself included
+        if first is None:
+            self.empty = True
+            return
+        self.empty = False
+        self.line, self.column, self.start_pos = first.line, first.column, first.start_pos
+        self.end_line, self.end_column, self.end_pos = last.end_line, last.end_column, last.end_pos
+
+
+_Callback = Callable[[list[Any]], Reduced]
+
+
+def parse(lark: Lark, builder: Any, text: str, start: str, limits: Limits) -> Any:
+    """The builder's value for `text` parsed from the rule `start`. Raises `Unusual` when the
+    text is anything but a clean parse (see the module's docstring)."""
+    frontend = lark.parser
+    callbacks = _callbacks(lark, builder, limits.nesting_depth)
+    callbacks.update(_token_checks(limits.number_digits))
+    parser = _Parser(frontend.parser._parse_table, callbacks)  # type: ignore[attr-defined]
+    try:
+        result = parser.parse(frontend._make_lexer_thread(text), start)
+    except Unusual:
+        raise
+    except Exception as err:  # a syntax error, or a builder's rule error: the full path says it
+        raise Unusual() from err
+    return result.value if type(result) is Reduced else result
+
+
+def _callbacks(lark: Lark, builder: Any, deepest: int) -> dict[Any, _Callback]:
+    """One callback per grammar rule: the builder's method for it (Lark's `v_args(meta=True)`
+    methods, called as the transformer calls them), or a plain tree node for a rule the
+    builder has no method for."""
+    out: dict[Any, _Callback] = {}
+    kind = type(builder)
+    for rule in lark.rules:
+        name = rule.alias or rule.options.template_source or rule.origin.name
+        found = None if name.startswith("_") else getattr(kind, name, None)
+        method = None
+        if hasattr(found, "base_func"):  # a `v_args(meta=True)` method: (meta, children)
+            method = found.base_func.__get__(builder, kind)  # type: ignore[union-attr]
+        elif callable(found):  # a plain transformer method takes the children alone
+            plain = found.__get__(builder, kind)  # type: ignore[union-attr]
+            method = lambda meta, kept, plain=plain: plain(kept)  # noqa: E731
+        out[rule] = _reduction(rule, name, method, deepest)
+    return out
+
+
+def _reduction(rule: Any, name: str, method: Callable[[Any, list[Any]], Any] | None,
+               deepest: int) -> _Callback:
+    """The callback for one rule: positions, the children Lark's tree would keep (placeholders
+    for left-out optional parts, `_inlined` rules' children spliced in), then the method."""
+    keep_all = rule.options.keep_all_tokens
+    empty = rule.options.empty_indices
+    counts = ([len(ones) for ones in "".join(str(int(b)) for b in empty).split("0")]
+              if empty else [0] * (len(rule.expansion) + 1))
+    include: list[tuple[int, bool, int]] = []
+    nones = 0
+    for i, sym in enumerate(rule.expansion):
+        nones += counts[i]
+        if keep_all or not (sym.is_term and sym.filter_out):
+            include.append((i, not sym.is_term and sym.name.startswith("_"), nones))
+            nones = 0
+    trailing = nones + counts[len(rule.expansion)]
+    expand1 = bool(rule.options.expand1) and not rule.alias
+    level = 1 if name in _LEVELS else 0
+    plain = trailing == 0 and all(not x and not n for _, x, n in include)
+    picks = [i for i, _, _ in include]
+    alone = include[0][0] if len(include) == 1 and not include[0][1] else None
+
+    def reduce(children: list[Any]) -> Reduced:
+        first = last = None
+        height = 0
+        for c in children:
+            if type(c) is Reduced:
+                if c.height > height:
+                    height = c.height
+                if c.empty:
+                    continue
+            elif c is None:  # a left-out part handed up alone (below)
+                continue
+            if first is None:
+                first = c
+            last = c
+        if plain:
+            kept = [children[i] for i in picks]
+            for at, c in enumerate(kept):
+                if type(c) is Reduced:
+                    kept[at] = c.value
+        else:
+            kept = []
+            for i, spliced, add in include:
+                if add:
+                    kept += [None] * add
+                c = children[i]
+                if spliced:  # a list grown by a left-recursive rule is taken over, not copied
+                    if kept:
+                        kept += c.value.children
+                    else:
+                        kept = c.value.children
+                else:
+                    kept.append(c.value if type(c) is Reduced else c)
+            if trailing:
+                kept += [None] * trailing
+        if expand1 and len(kept) == 1:
+            # Lark hands the one child up as it is: a token or a left-out part keeps no place
+            # of its own; a node takes this rule's place as its container (below)
+            if alone is not None and type(children[alone]) is not Reduced:
+                return children[alone]  # type: ignore[no-any-return]
+            if kept[0] is None:
+                return None  # type: ignore[return-value]
+            out = Reduced(first, last, height)
+            out.value = kept[0]
+            return out
+        height += level
+        if height > deepest:
+            raise Unusual()
+        out = Reduced(first, last, height)
+        out.value = method(out, kept) if method is not None else Tree(name, kept, out)
+        return out
+
+    return reduce
+
+
+def _token_checks(digits: int) -> dict[str, Callable[[Token], Token]]:
+    """`check_tree`'s checks of names and numbers, made as each token is read."""
+
+    def name(tok: Token) -> Token:
+        if name_problem(tok) is not None:
+            raise Unusual()
+        return tok
+
+    def number(tok: Token) -> Token:
+        if len(tok) > digits and any(m.end() - m.start() > digits for m in _DIGITS.finditer(tok)):
+            raise Unusual()
+        return tok
+
+    return {"NAME": name, "NUMBER": number, "DICE": number, "ROW": number}
