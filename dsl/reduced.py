@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 from lark import Lark, Token, Tree
-from lark.parsers.lalr_parser import _Parser
 
 from rulecraft.runtime.limits import Limits
 
@@ -58,16 +57,114 @@ def parse(lark: Lark, builder: Any, text: str, start: str, limits: Limits) -> An
     """The builder's value for `text` parsed from the rule `start`. Raises `Unusual` when the
     text is anything but a clean parse (see the module's docstring)."""
     frontend = lark.parser
+    table = _table(lark)
     callbacks = _callbacks(lark, builder, limits.nesting_depth)
-    callbacks.update(_token_checks(limits.number_digits))
-    parser = _Parser(frontend.parser._parse_table, callbacks)  # type: ignore[attr-defined]
+    reductions = [(size, callbacks[rule], origin) for rule, size, origin in table.rules]
     try:
-        result = parser.parse(frontend._make_lexer_thread(text), start)
+        result = _run(table, reductions, _token_checks(limits.number_digits),
+                      frontend._make_lexer_thread(text), start)
     except Unusual:
         raise
     except Exception as err:  # a syntax error, or a builder's rule error: the full path says it
         raise Unusual() from err
     return result.value if type(result) is Reduced else result
+
+
+class _Table:
+    """Lark's LALR table, its actions as plain integers: a shift is the next state (0 or
+    more), a reduction `~i` is rule `rules[i]` (the rule, how many values it takes off the
+    stack, the name its result goes to); the same table, read without a rule's hashing and
+    comparing on every reduction."""
+
+    def __init__(self, lark: Lark) -> None:
+        from lark.parsers.lalr_analysis import Shift
+
+        parse_table = lark.parser.parser._parse_table  # type: ignore[attr-defined]
+        index: dict[Any, int] = {}
+        self.rules: list[tuple[Any, int, str]] = []
+        self.states: dict[Any, dict[str, int]] = {}
+        for state, actions in parse_table.states.items():
+            row = self.states[state] = {}
+            for symbol, (action, arg) in actions.items():
+                if action is Shift:
+                    row[symbol] = arg
+                    continue
+                at = index.get(arg)
+                if at is None:
+                    at = index[arg] = len(self.rules)
+                    self.rules.append((arg, len(arg.expansion), arg.origin.name))
+                row[symbol] = ~at
+        self.start_states = parse_table.start_states
+        self.end_states = parse_table.end_states
+
+
+_TABLES: dict[int, tuple[Lark, _Table]] = {}
+
+
+def _table(lark: Lark) -> _Table:
+    kept = _TABLES.get(id(lark))
+    if kept is None or kept[0] is not lark:
+        kept = _TABLES[id(lark)] = (lark, _Table(lark))
+    return kept[1]
+
+
+class _Position:
+    """What Lark's contextual lexer reads of the parser: the state it is in."""
+
+    __slots__ = ("stack",)
+
+    def __init__(self, stack: list[Any]) -> None:
+        self.stack = stack
+
+    @property
+    def position(self) -> Any:
+        return self.stack[-1]
+
+
+def _run(table: _Table, reductions: list[tuple[int, _Callback, str]],
+         checks: dict[str, Callable[[Token], Token]], lexer: Any, start: str) -> Any:
+    """Lark's LALR loop (lark/parsers/lalr_parser_state.py `feed_token`) over the integer
+    table: shift each token, reduce while the table says so, each reduction's callback
+    replacing the values it takes."""
+    states = table.states
+    end_state = table.end_states[start]
+    state_stack = [table.start_states[start]]
+    value_stack: list[Any] = []
+    for token in lexer.lex(_Position(state_stack)):
+        check = checks.get(token.type)
+        if check is not None:
+            check(token)
+        kind = token.type
+        while True:
+            action = states[state_stack[-1]][kind]  # KeyError: a syntax error
+            if action >= 0:
+                state_stack.append(action)
+                value_stack.append(token)
+                break
+            size, callback, origin = reductions[~action]
+            if size:
+                taken = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                taken = []
+            value_stack.append(callback(taken))
+            state_stack.append(states[state_stack[-1]][origin])
+    while True:  # the end of the text: reduce to the start rule
+        action = states[state_stack[-1]]["$END"]
+        if action >= 0:
+            raise Unusual()
+        size, callback, origin = reductions[~action]
+        if size:
+            taken = value_stack[-size:]
+            del state_stack[-size:]
+            del value_stack[-size:]
+        else:
+            taken = []
+        value_stack.append(callback(taken))
+        state_stack.append(states[state_stack[-1]][origin])
+        if state_stack[-1] == end_state:
+            return value_stack[-1]
 
 
 def _callbacks(lark: Lark, builder: Any, deepest: int) -> dict[Any, _Callback]:
