@@ -135,9 +135,10 @@ def check_command(path: str, cache: str) -> tuple[float, float, str]:
     file first), the file itself not. Wall and CPU seconds, and what it printed on stderr."""
     env = dict(os.environ, RULECRAFT_CACHE=cache)
     command = [sys.executable, "-c", "from rulecraft.cli import cli; cli()", "check"]
-    small = os.path.join(os.path.dirname(cache), "small.rules")  # never beside the cache
-    Path(small).write_text('rulebook small "Small"\n', encoding="utf-8")
-    subprocess.run([*command, small], env=env, capture_output=True, cwd=ROOT, check=True)
+    with tempfile.TemporaryDirectory() as other:  # a cache beside a rule file is not trusted
+        small = os.path.join(other, "small.rules")
+        Path(small).write_text('rulebook small "Small"\n', encoding="utf-8")
+        subprocess.run([*command, small], env=env, capture_output=True, cwd=ROOT, check=True)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([*command, path], env=env, capture_output=True, text=True, cwd=ROOT)
@@ -229,10 +230,9 @@ def main(argv: list[str]) -> int:
         path = os.path.join(folder, "duplicates.rules")
         Path(path).write_text(duplicate_file(size), encoding="utf-8")
         times, cpus = [], []
-        for r in range(repeats):
-            cache = os.path.join(folder, f"cache{r}")
-            os.makedirs(cache)
-            seconds, cpu, said = check_command(path, cache)
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as cache:  # not inside the rule file's folder
+                seconds, cpu, said = check_command(path, cache)
             times.append(seconds)
             cpus.append(cpu)
         last = said.strip().splitlines()[-1] if said.strip() else ""

@@ -50,6 +50,12 @@ def reading_files() -> Iterator[None]:
     token = _FILES.set(session) if session is not None else None
     try:
         yield
+    except BaseException:
+        # What a failed load read is not kept: its author is about to change it, and writing
+        # the tree of a large file full of errors cost more than reading it.
+        if session is not None:
+            session.changed.clear()
+        raise
     finally:
         if session is not None and token is not None:
             _FILES.reset(token)

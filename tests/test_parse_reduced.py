@@ -84,3 +84,24 @@ def test_unusual_text_is_reported_by_the_tree_path(text, said):
         rulecraft.compile(text, "t.rules")
     shown = str(caught.value)
     assert said in shown and "t.rules:2:" in shown and "^" in shown
+
+
+def test_a_file_that_fails_is_not_kept_in_the_disk_cache(tmp_path, monkeypatch):
+    """Writing the tree of a 1 MB file full of duplicates cost more than reading it: a load
+    that fails keeps nothing; one that succeeds keeps its tree as before."""
+    cache, rules = tmp_path / "cache", tmp_path / "rules"
+    cache.mkdir()
+    rules.mkdir()
+    monkeypatch.setenv("RULECRAFT_CACHE", str(cache))
+    good, bad = rules / "good.rules", rules / "bad.rules"
+    good.write_text('rulebook good "G"\nformula f (x: 1..2) = x\n', encoding="utf-8")
+    bad.write_text('rulebook bad "B"\nformula f (x: 1..2) = x\nformula f (x: 1..2) = x\n',
+                   encoding="utf-8")
+    rulecraft.load(str(good))
+    kept = {p for p in cache.rglob("*") if p.is_file()}
+    with pytest.raises(RulecraftError, match="defined twice"):
+        rulecraft.load(str(bad))
+    assert {p for p in cache.rglob("*") if p.is_file()} == kept
+    good.write_text('rulebook good "G"\nformula g (x: 1..2) = x\n', encoding="utf-8")
+    rulecraft.load(str(good))
+    assert len({p for p in cache.rglob("*") if p.is_file()} - kept) >= 1
