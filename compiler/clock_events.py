@@ -191,7 +191,7 @@ def check_labels(scope: Any, decls: Any) -> None:
     label would never match, silently."""
     import difflib
 
-    import attrs
+    from .order import node_parts
 
     labels: set[str] = set()
     for decl in decls:
@@ -215,9 +215,8 @@ def check_labels(scope: Any, decls: Any) -> None:
                     scope.error(RuleTypeError, f"no action is labelled {text.value!r} (`act … "
                                 f"as \"…\"` labels: {known}){hint}", text.span)
             todo.extend((node.left, node.right))
-        elif attrs.has(type(node)):
-            todo.extend(getattr(node, f.name) for f in attrs.fields(type(node))
-                        if f.name != "span")
+        else:
+            todo.extend(getattr(node, name) for name in node_parts(type(node)))
 
 
 def uses_events(decl: s.ProcedureDecl) -> bool:

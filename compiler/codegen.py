@@ -73,7 +73,9 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
         if len(text) > 80:
             text = text[:77] + "..."
         comment = f"# {span.filename}:{span.line}: {text}"
-        self.line(depth, "".join(c if c.isprintable() else " " for c in comment))
+        if not comment.isprintable():
+            comment = "".join(c if c.isprintable() else " " for c in comment)
+        self.line(depth, comment)
 
     def text(self, span: Span) -> str:
         """The rule text a span covers, as the author wrote it."""

@@ -9,24 +9,36 @@ import attrs
 from rulecraft.dsl import syntax as s
 
 
+_NODE_PARTS: dict[type, tuple[str, ...]] = {}
+
+
+def node_parts(kind: type) -> tuple[str, ...]:
+    """The fields of a syntax node's class that may hold other nodes (all but its span), kept
+    per class: these walks visit every node of every formula."""
+    found = _NODE_PARTS.get(kind)
+    if found is None:
+        found = _NODE_PARTS[kind] = (tuple(f.name for f in attrs.fields(kind) if f.name != "span")
+                                if attrs.has(kind) else ())
+    return found
+
+
 def names_used(node: object, calls: bool = True) -> Iterator[tuple[str, object]]:
     """Every name (and, with `calls`, called function) in an expression, with its node."""
     if isinstance(node, s.Name):
         yield node.name, node
     elif isinstance(node, s.Call) and calls:
         yield node.name, node
-    if attrs.has(type(node)):
-        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
-            value = getattr(node, field.name)
-            if isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, tuple):
-                        for inner in item:
-                            yield from names_used(inner, calls)
-                    else:
-                        yield from names_used(item, calls)
-            elif attrs.has(type(value)) and field.name != "span":
-                yield from names_used(value, calls)
+    for field in node_parts(type(node)):
+        value = getattr(node, field)
+        if isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, tuple):
+                    for inner in item:
+                        yield from names_used(inner, calls)
+                else:
+                    yield from names_used(item, calls)
+        elif node_parts(type(value)):
+            yield from names_used(value, calls)
 
 
 def formula_calls(node: object, formulas: Mapping[str, object]) -> Iterator[s.Call]:
@@ -36,14 +48,13 @@ def formula_calls(node: object, formulas: Mapping[str, object]) -> Iterator[s.Ca
         return
     if isinstance(node, s.Call) and node.name in formulas:
         yield node
-    if attrs.has(type(node)):
-        for field in attrs.fields(type(node)):  # type: ignore[arg-type]
-            value = getattr(node, field.name)
-            items = value if isinstance(value, tuple) else (value,)
-            for item in items:
-                for inner in (item if isinstance(item, tuple) else (item,)):
-                    if attrs.has(type(inner)) and field.name != "span":
-                        yield from formula_calls(inner, formulas)
+    for field in node_parts(type(node)):
+        value = getattr(node, field)
+        items = value if isinstance(value, tuple) else (value,)
+        for item in items:
+            for inner in (item if isinstance(item, tuple) else (item,)):
+                if node_parts(type(inner)):
+                    yield from formula_calls(inner, formulas)
 
 
 def order(depends: Mapping[str, list[tuple[str, object]]]) -> tuple[list[str], list[list[str]]]:

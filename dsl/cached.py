@@ -26,7 +26,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # The code a syntax tree is made by: an edit to any of them is another key.
 _PARSER_CODE = tuple(os.path.join(_HERE, name) for name in (
     "grammar.lark", "parser.py", "syntax.py", "syntax_file.py", "comments.py", "checks.py",
-    "errors.py", "syntax_sheets.py", "parser_sheets.py"))
+    "errors.py", "syntax_sheets.py", "parser_sheets.py", "syntax_space.py",
+    "syntax_examples.py", "reduced.py"))
 
 class _Session:
     """The rule files one `load` reads: each file's tree and the expressions parsed from its
@@ -50,6 +51,12 @@ def reading_files() -> Iterator[None]:
     token = _FILES.set(session) if session is not None else None
     try:
         yield
+    except BaseException:
+        # What a failed load read is not kept: its author is about to change it, and writing
+        # the tree of a large file full of errors cost more than reading it.
+        if session is not None:
+            session.changed.clear()
+        raise
     finally:
         if session is not None and token is not None:
             _FILES.reset(token)

@@ -15,7 +15,7 @@ from lark.visitors import Transformer_NonRecursive
 from rulecraft.runtime.errors import RuleSyntaxError, Span
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
-from . import cached, syntax as s
+from . import cached, reduced, syntax as s
 from .checks import Place, check_size, check_tree
 from .comments import CommentPool, strip_comments
 from .errors import syntax_error
@@ -79,12 +79,23 @@ def _parse(source: str, filename: str, limits: Limits) -> s.File:
     text, comments = strip_comments(source)
     if not text.endswith("\n"):
         text += "\n"
-    tree = _parse_tree(text, source, filename, "start")
-    check_tree(tree, place, source, limits)
-    builder = _Builder(place, CommentPool(comments))
-    declarations = builder.transform(tree)
+    try:
+        builder = _Builder(place, CommentPool(comments))
+        declarations = reduced.parse(_lark(), builder, text, "start", limits)
+    except reduced.Unusual:
+        builder, declarations = _parse_in_full(text, source, place, comments, limits)
     declarations, rest = _adopt(declarations, builder.pool.left())
     return s.File(filename, source, tuple(declarations), rest)
+
+
+def _parse_in_full(text: str, source: str, place: Place, comments: list[Any],
+                   limits: Limits) -> tuple["_Builder", list[Any]]:
+    """The file parsed to Lark's tree, checked, then built: the path that reports whatever
+    dsl/reduced.py finds unusual (a syntax error, a bad name or number, too deep a nesting)."""
+    tree = _parse_tree(text, source, place.filename, "start")
+    check_tree(tree, place, source, limits)
+    builder = _Builder(place, CommentPool(comments))
+    return builder, builder.transform(tree)
 
 
 def _adopt(declarations: list[Any], left: list[tuple[int, str]]) -> tuple[list[Any], tuple[str, ...]]:
