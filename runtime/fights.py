@@ -116,8 +116,16 @@ class Fight:
             if line is not None:
                 lines.append(f"{display(event['time']):>6} {self.name_of(event['who']):<12} {line}")
         outcome = self.result.outcome
-        lines.append(f"ended: {outcome.name} " + ", ".join(
-            f"{k} {display(v)}" for k, v in outcome.items()) + f" ({self.clock})")
+        said = ", ".join(f"{k} {display(v)}" for k, v in outcome.items())
+        if "time" in outcome:
+            lines.append(f"ended: {outcome.name} {said} ({self.clock})")
+        else:  # an outcome of the rules' own: how long the fight took, from its clock
+            time, passes = self.length()
+            sched = self.result.schedule
+            unit = "rounds" if sched is not None and getattr(sched, "rounds", 0) else "turns"
+            made = "" if unit == self.clock else f", after {display(passes)} {unit}"
+            lines.append(f"ended: {outcome.name}{' ' + said if said else ''} (at "
+                         f"{display(time)} {self.clock}{made})")
         lines.append("still standing: " + (", ".join(self.name(f) for f in self.standing())
                                            or "nobody"))
         if many_a_side(self.sides):

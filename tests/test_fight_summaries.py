@@ -94,3 +94,17 @@ def test_a_round_clock_s_log_counts_its_rounds():
     assert rounds > 1
     assert f"ended: ended time {rounds}, rounds {rounds} (rounds)" in log
     assert f"\n{rounds:>6}" in log and "\n     1" in log
+
+
+def test_an_ending_of_the_rules_own_says_how_long_the_fight_took():
+    """Issue 19: "single-fight logs show ... an ending '(rounds)' without a number". An outcome
+    from `afterwards:` carries no time of its own: the log gives the clock's."""
+    rb = rulecraft.load(str(Path(__file__).parent.parent / "docs" / "examples" /
+                            "simple_duel.rules"))
+    ann = rb.combatant(name="Ann", skill=1, stamina=6)
+    bob = rb.combatant(name="Bob", skill=0, stamina=6)
+    fight = rb.fight([ann, bob], seed=1)
+    rounds = sum(e["kind"] == "turn" or bool(e.get("round")) for e in fight.events)
+    assert rounds > 0 and fight.length() == (rounds, rounds)
+    ending = [line for line in fight.log().splitlines() if line.startswith("ended:")]
+    assert ending == [f"ended: {fight.result.outcome.name} (at {rounds} rounds)"]
