@@ -10,8 +10,9 @@ rulebook, by the block itself):
 - `in RB` — a fragment of the built-in rulebook RB, compiled in a house file that extends it (a
   declaration of a name RB has replaces RB's);
 - `alone` — a fragment compiled in a rulebook of its own;
-- `excerpt of RB` — lines quoted from rulebooks/RB.rules: each line (a `...` line stands for
-  lines left out) is found there, in order, so the quotation compiles because RB does;
+- `excerpt of RB` (or `excerpt of PATH`) — lines quoted from rulebooks/RB.rules: each line's
+  rule text (its comments may be the docs') is found there, in order (a `...` line stands for
+  lines left out, a `…` for words), so the quotation compiles because RB does;
 - `run` (```sh) — each command is run from a copy of the repository's docs/, examples/ and
   rulebooks/, exits 0, and the block after it marked `output` holds lines it printed; `[--…]`
   marks an optional part of a command, which is left out; `run, A = B` first copies file B to A;
@@ -40,6 +41,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -57,7 +59,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OPENING = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 MARKER = re.compile(r"^<!-- check: (.*?) -->$")
 PAGE_MARKER = re.compile(r"^<!-- check every block: (.*?) -->$", re.M)
-DECLARATION = re.compile(r"^(%s) ([^\W\d]\w*)" % "|".join(DECLARATIONS), re.M)
+DECLARATION = re.compile(r"^(%s)\b ?([^\W\d]\w*)?" % "|".join(DECLARATIONS), re.M)
 
 
 @attrs.frozen
@@ -129,15 +131,43 @@ def compile_error(text: str, name: str = "doc.rules") -> str:
     return ""
 
 
-def in_rulebook(base: str, fragments: list[str]) -> str:
-    """A house file over `base` holding the fragments, a declaration of a base's name made a
-    replacement."""
+REPLACEABLE = ("enum", "table", "formula", "combatant", "procedure", "reference", "pattern",
+               "unit")
+
+
+def fragment(block: Block, known: set[str]) -> str:
+    """A fragment as a rulebook's text: its declarations (one of a name `known` replacing it,
+    or renamed where a house file cannot replace that kind or the marker says `renamed`), and
+    its steps in a procedure taking what the marker's `given` says (the names the steps read,
+    with their types); `expressions` makes each line a step `let`."""
+    kind = how(block)
+    given = re.search(r", given (.*)$", kind)
+    text = textwrap.dedent(block.text).strip("\n")
+    if kind.startswith("expressions"):
+        text = "\n".join(f"let value_{n} = {line}" for n, line in enumerate(text.split("\n")))
+    declarations, steps, comments = [], [], []
+    for chunk in re.split(r"\n(?=\S)", text):
+        if chunk.startswith("#"):
+            comments.append(chunk)
+            continue
+        declared = DECLARATION.match(chunk)
+        if declared and declared.group(2) in known:
+            chunk = ("replace " + chunk if declared.group(1) in REPLACEABLE
+                     and "renamed" not in kind else
+                     f"{declared.group(0)}_doc_{block.line}" + chunk[declared.end():])
+        (declarations if declared else steps).append("\n".join([*comments, chunk]))
+        comments = []
+    text = "\n".join(declarations) + "\n"
+    if steps:
+        body = textwrap.indent("\n".join(steps) + "\noutcome checked", "  ")
+        text += f"\nprocedure doc_steps_{block.line}({given.group(1) if given else ''}):\n{body}\n"
+    return text
+
+
+def in_rulebook(base: str, fragments: list[Block]) -> str:
+    """A house file over `base` holding the fragments."""
     known = {name for _, name in DECLARATION.findall(_rule_text(base))}
-
-    def replacing(found: re.Match[str]) -> str:
-        return ("replace " if found.group(2) in known else "") + found.group(0)
-
-    body = "\n".join(DECLARATION.sub(replacing, fragment) for fragment in fragments)
+    body = "\n".join(fragment(block, known) for block in fragments)
     return f'rulebook doc_check "Doc check"\nextends {base}\n\n{body}'
 
 
@@ -150,31 +180,41 @@ def _rule_text(name: str) -> str:
 def fragments_compiled(base: str) -> dict[str, str]:
     """Every `in BASE` fragment's errors by where it is: compiled together, each apart only
     when together fails."""
-    mine = [b for b in BLOCKS if how(b) == f"in {base}"]
-    together = compile_error(in_rulebook(base, [b.text for b in mine]))
+    mine = [b for b in BLOCKS if re.match(rf"(expressions )?in {base}\b", how(b))]
+    together = compile_error(in_rulebook(base, mine))
     if not together:
         return {b.where: "" for b in mine}
-    return {b.where: compile_error(in_rulebook(base, [b.text])) for b in mine}
+    return {b.where: compile_error(in_rulebook(base, [b])) for b in mine}
 
 
 def check_rules(block: Block, kind: str) -> None:
     if kind == "rulebook":
         error = compile_error(block.text, Path(block.page).stem + ".rules")
-    elif kind == "alone":
-        error = compile_error('rulebook doc_check "Doc check"\n\n' + block.text)
-    elif kind.startswith("in "):
-        error = fragments_compiled(kind.split()[1])[block.where]
+    elif kind.split(",")[0] == "alone":
+        error = compile_error('rulebook doc_check "Doc check"\n\n' + fragment(block, set()))
+    elif re.match(r"(expressions )?in ", kind):
+        base = kind.split(",")[0].split()[-1]
+        error = fragments_compiled(base)[block.where]
     else:
-        assert kind.startswith("excerpt of "), kind
-        error = missing_from(block.text, _rule_text(kind.split()[2]))
+        assert kind.startswith("excerpt of "), f"{block.where}: no such check: {kind}"
+        source = kind.split()[2]
+        text = ((ROOT / source).read_text(encoding="utf-8") if "/" in source else
+                _rule_text(source))
+        error = missing_from(without_comments(block.text), text)
     assert not error, f"{block.where}: {error}"
+
+
+def without_comments(text: str) -> str:
+    """Rule text without its comments (an excerpt's may be the docs' own)."""
+    lines = (re.sub(r'\s+#[^"]*$', '', line) for line in text.split("\n"))
+    return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
 
 
 def missing_from(quoted: str, text: str) -> str:
     """The first quoted line not found in `text` after the one before it, or "". A line `...`
     stands for lines left out, a `…` in a line for words left out."""
-    at = 0
-    for line in quoted.strip().split("\n"):
+    at, text = 0, re.sub(r"[ \t]+", " ", text)
+    for line in re.sub(r"[ \t]+", " ", quoted).strip().split("\n"):
         for piece in (p.strip() for p in line.split("…")):
             if piece in ("...", ""):
                 continue
