@@ -24,7 +24,7 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.work import current
 
-from . import sheet_view
+from . import sheet_source, sheet_view
 from .sheet_files import FolderLoader, placed
 from .sheet_sandbox import CountedSandbox, SheetError, TemplateWork
 
@@ -39,11 +39,11 @@ SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Fo
 
 def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
            templates: str | os.PathLike[str] | None = None,
-           limits: Limits = DEFAULT_LIMITS) -> str:
+           limits: Limits = DEFAULT_LIMITS, source: bool = False) -> str:
     """The sheet of `rb` as text: `fmt` "html" (for print, self-contained) or "md"; `paper`
     "a4" or "letter"; `sources` prints the book's words beside each rule; `templates` a folder
     whose `sheet.html` / `sheet.md` replace the built-in ones; `limits` bound the work of its
-    quick references."""
+    quick references; `source` appends the rule files, coloured (compiler/sheet_source.py)."""
     if fmt not in FORMATS:
         raise SheetError(f"a sheet is html or md, not {fmt!r}")
     if paper not in PAPERS:
@@ -57,7 +57,8 @@ def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = T
         template = env.get_template(f"sheet.{fmt}")
         return _written(template.generate(
             sheet=sheet, sections=sections,
-            parts={key: (title, anchor) for key, title, anchor in sections}), limits)
+            parts={key: (title, anchor) for key, title, anchor in sections},
+            **sheet_source.parts(rb, fmt, source)), limits)
     except (RulecraftError, TemplateError) as err:
         raise placed(err, env.texts) from None
     except Exception as err:  # noqa: BLE001 - a user's template is code: any failure is its own

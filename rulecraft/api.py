@@ -237,11 +237,12 @@ def _check_expression(expression: object) -> None:
 def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # noqa: A002
           paper: str = "a4", sources: bool = True,
           templates: str | os.PathLike[str] | None = None,
-          limits: Limits = DEFAULT_LIMITS, bases: Folders = ()) -> str:
+          limits: Limits = DEFAULT_LIMITS, bases: Folders = (), source: bool = False) -> str:
     """A reference sheet of a rulebook (or of the rulebook a name or path loads, its bases
     read as `load` reads them): `format` "html" (self-contained, for print) or "md"; `paper`
     "a4" or "letter"; `sources` puts the book's words beside each rule; `templates` a folder
-    of the user's own templates."""
+    of the user's own templates; `source` appends the rule files, coloured by the rules'
+    Pygments lexer (needs Pygments: `pip install 'rulecraft[editors]'`)."""
     from rulecraft.compiler.sheets import render  # only sheets need Jinja
     from rulecraft.runtime.rulebook import Rulebook
     from rulecraft.runtime.work import budget
@@ -249,7 +250,7 @@ def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # 
     if not isinstance(rulebook, Rulebook):
         rulebook = load(rulebook, limits, bases)
     with budget(limits):  # every reference of the sheet draws from one budget of work
-        return render(rulebook, format, paper, sources, templates, limits)
+        return render(rulebook, format, paper, sources, templates, limits, source)
 
 
 def rule_files(rulebook: Rulebook) -> list[str]:
