@@ -8,8 +8,10 @@ rulebook, by the block itself):
 
 - `rulebook` — a whole rule file (its first line `rulebook …`), compiled as written;
 - `in RB` — a fragment of the built-in rulebook RB, compiled in a house file that extends it (a
-  declaration of a name RB has replaces RB's);
+  declaration of a name RB has replaces RB's; `in RB, renamed` gives it a name of its own);
 - `alone` — a fragment compiled in a rulebook of its own;
+- `…, given NAME: TYPE, …` — the fragment's steps (lines that declare nothing) are compiled as a
+  procedure taking those names; `expressions in RB, given …` makes each line a step `let`;
 - `excerpt of RB` (or `excerpt of PATH`) — lines quoted from rulebooks/RB.rules: each line's
   rule text (its comments may be the docs') is found there, in order (a `...` line stands for
   lines left out, a `…` for words), so the quotation compiles because RB does;
@@ -22,8 +24,9 @@ rulebook, by the block itself):
 - `file NAME` (or `file NAME, then `COMMAND``) — the block is written to NAME (a rule file is
   compiled), for later blocks of its page; COMMAND then exits 0;
 - `output` — lines printed by the commands of the last block run;
-- `output of `COMMAND`` (or `… in DIR`) — lines printed (an error's, often) by COMMAND, run after
-  the page's earlier `file` blocks are written (in a copy of tests/doc_inputs/DIR when given);
+- `output of `COMMAND`` (or `… in DIR`) — lines printed (an error's, often) by COMMAND, run
+  after the page's earlier `file` blocks are written (in a copy of tests/doc_inputs/DIR if
+  given);
 - `session` (or `session in DIR`) — `$ COMMAND` lines, each followed by what it prints;
 - `python` — runs;
 - `replayed by tests/test_X.py` — played by that test; `<!-- check every block: HOW -->`
@@ -369,6 +372,16 @@ def test_every_block_in_the_docs_is_checked(block: Block, repo_copy: Path) -> No
         assert test.exists() and block.page.name in test.read_text(encoding="utf-8"), block.where
     else:
         check_rules(block, kind)
+
+
+RULE_TEXT = re.compile(r"(rulebook$|alone|in |expressions in |excerpt of |file \S+\.rules)")
+
+
+def test_rule_blocks_are_fenced_rulecraft_for_the_lexer():
+    """"a Pygments lexer used for the docs": mkdocs colours a block fenced ```rulecraft with
+    dsl/highlight.py's lexer (mkdocs.yml, codehilite)."""
+    unfenced = [b.where for b in BLOCKS if RULE_TEXT.match(how(b)) and b.tag != "rulecraft"]
+    assert unfenced == []
 
 
 def test_an_output_block_follows_the_commands_it_shows():
