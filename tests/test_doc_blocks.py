@@ -9,7 +9,8 @@ rulebook, by the block itself):
 - `rulebook` — a whole rule file (its first line `rulebook …`), compiled as written;
 - `in RB` — a fragment of the built-in rulebook RB, compiled in a house file that extends it (a
   declaration of a name RB has replaces RB's; `in RB, renamed` gives it a name of its own);
-- `alone` — a fragment compiled in a rulebook of its own;
+- `alone` — a fragment compiled in a rulebook of its own (`alone, over FILE`: after FILE's
+  declarations, the plain models of tests/doc_inputs/models.rules);
 - `…, given NAME: TYPE, …` — the fragment's steps (lines that declare nothing) are compiled as a
   procedure taking those names; `expressions in RB, given …` makes each line a step `let`;
 - `excerpt of RB` (or `excerpt of PATH`) — lines quoted from rulebooks/RB.rules: each line's
@@ -194,7 +195,10 @@ def check_rules(block: Block, kind: str) -> None:
     if kind == "rulebook":
         error = compile_error(block.text, Path(block.page).stem + ".rules")
     elif kind.split(",")[0] == "alone":
-        error = compile_error('rulebook doc_check "Doc check"\n\n' + fragment(block, set()))
+        over = re.search(r", over (\S+)", kind)
+        models = (ROOT / over.group(1)).read_text(encoding="utf-8") + "\n" if over else ""
+        error = compile_error('rulebook doc_check "Doc check"\n\n' + models +
+                              fragment(block, set()))
     elif re.match(r"(expressions )?in ", kind):
         base = kind.split(",")[0].split()[-1]
         error = fragments_compiled(base)[block.where]
