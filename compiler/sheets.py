@@ -24,7 +24,7 @@ from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.work import current
 
-from . import sheet_view
+from . import sheet_source, sheet_view
 from .sheet_files import FolderLoader, placed
 from .sheet_sandbox import CountedSandbox, SheetError, TemplateWork
 
@@ -40,12 +40,14 @@ SECTIONS = (("procedures", "Procedures"), ("tables", "Tables"), ("formulas", "Fo
 
 def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = True,
            templates: str | os.PathLike[str] | None = None,
-           limits: Limits = DEFAULT_LIMITS, layout: str = "reference") -> str:
+           limits: Limits = DEFAULT_LIMITS, layout: str = "reference",
+           source: bool = False) -> str:
     """The sheet of `rb` as text: `fmt` "html" (for print, self-contained) or "md"; `paper`
     "a4" or "letter"; `sources` prints the book's words beside each rule; `templates` a folder
     whose `sheet.html` / `sheet.md` replace the built-in ones; `limits` bound the work of its
     quick references; `layout` "reference" (every rule), "cheat" (the pages kept at the
-    table) or "screen" (the game master's panels: compiler/cheats.py)."""
+    table) or "screen" (the game master's panels: compiler/cheats.py); `source` appends the
+    rule files, coloured (compiler/sheet_source.py), to a reference sheet."""
     if fmt not in FORMATS:
         raise SheetError(f"a sheet is html or md, not {fmt!r}")
     if paper not in PAPERS:
@@ -54,6 +56,9 @@ def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = T
         raise SheetError(f"a sheet's layout is {', '.join(LAYOUTS[:-1])} or {LAYOUTS[-1]}, "
                          f"not {layout!r}")
     if layout != "reference":
+        if source:
+            raise SheetError("the rule files' listing (--source) is printed with the reference "
+                             "sheet, not with a cheat sheet or a screen")
         from .cheats import render as cheat
 
         return cheat(rb, layout, fmt, paper, templates, limits)
@@ -66,7 +71,8 @@ def render(rb: Rulebook, fmt: str = "html", paper: str = "a4", sources: bool = T
         template = env.get_template(f"sheet.{fmt}")
         return _written(template.generate(
             sheet=sheet, sections=sections,
-            parts={key: (title, anchor) for key, title, anchor in sections}), limits)
+            parts={key: (title, anchor) for key, title, anchor in sections},
+            **sheet_source.parts(rb, fmt, source)), limits)
     except (RulecraftError, TemplateError) as err:
         raise placed(err, env.texts) from None
     except Exception as err:  # noqa: BLE001 - a user's template is code: any failure is its own

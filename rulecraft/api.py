@@ -238,12 +238,14 @@ def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # 
           paper: str = "a4", sources: bool = True,
           templates: str | os.PathLike[str] | None = None,
           limits: Limits = DEFAULT_LIMITS, bases: Folders = (),
-          layout: str = "reference") -> str:
+          layout: str = "reference", source: bool = False) -> str:
     """A reference sheet of a rulebook (or of the rulebook a name or path loads, its bases
     read as `load` reads them): `format` "html" (self-contained, for print) or "md"; `paper`
     "a4" or "letter"; `sources` puts the book's words beside each rule; `templates` a folder
     of the user's own templates; `layout` "cheat" for the cheat sheet kept at the table,
-    "screen" for the game master's screen."""
+    "screen" for the game master's screen; `source` appends the rule files to a reference
+    sheet, coloured by the rules' Pygments lexer (needs Pygments: `pip install
+    'rulecraft[editors]'`)."""
     from rulecraft.compiler.sheets import render  # only sheets need Jinja
     from rulecraft.runtime.rulebook import Rulebook
     from rulecraft.runtime.work import budget
@@ -251,7 +253,7 @@ def sheet(rulebook: Rulebook | str | os.PathLike[str], format: str = "html",  # 
     if not isinstance(rulebook, Rulebook):
         rulebook = load(rulebook, limits, bases)
     with budget(limits):  # every reference of the sheet draws from one budget of work
-        return render(rulebook, format, paper, sources, templates, limits, layout)
+        return render(rulebook, format, paper, sources, templates, limits, layout, source)
 
 
 def rule_files(rulebook: Rulebook) -> list[str]:

@@ -590,10 +590,13 @@ def diff_(old: str, new: str, as_json: bool, limits: Limits) -> None:
 @click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="A folder of your own templates: its sheet.html or sheet.md replaces "
                    "rulecraft's (see docs/sheets.md).")
+@click.option("--source", is_flag=True, default=False,
+              help="Append the rule file (and each base it extends) as a coloured listing "
+                   "(needs Pygments: pip install 'rulecraft[editors]').")
 @bases_option
 @limit_option
 def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool,
-          layout: str, templates: str | None, limits: Limits) -> None:
+          layout: str, templates: str | None, source: bool, limits: Limits) -> None:
     """Make a reference sheet of RULEBOOK (a built-in name or a path): every procedure as
     numbered steps, every table, every formula as math, and the quick-reference tables the
     rulebook declares, worked out by its engine.
@@ -609,7 +612,8 @@ def sheet(rulebook: str, fmt: str, output: str | None, paper: str, sources: bool
     to_file = output is not None and not is_stream(output)
     try:
         rb = _load(rulebook, limits)
-        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits, layout=layout), limits)
+        text = bounded(api.sheet(rb, fmt, paper, sources, templates, limits, layout=layout,
+                                 source=source), limits)
         if to_file:
             write_new(output, text, api.rule_files(rb), limits)
     except RulecraftError as err:

@@ -239,7 +239,7 @@ def test_the_reference_example_over_ringing_steel(tmp_path):
     import re
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
-    block = next(b for b in re.findall(r"```\n(.*?)```", text, re.S)
+    block = next(b for b in re.findall(r"```(?:rulecraft)?\n(.*?)```", text, re.S)
                  if "rulebook rs_reach" in b)
     path = tmp_path / "rs_reach.rules"
     path.write_text(block, encoding="utf-8")

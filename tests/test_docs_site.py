@@ -25,4 +25,6 @@ def test_the_docs_build_as_a_site_with_search_and_the_rule_language_coloured(tmp
     assert {"language/", "tutorial/", "ringing_steel/", "bt/"} <= locations
     tutorial = (site / "tutorial" / "index.html").read_text(encoding="utf-8")
     assert '<span class="kd">replace</span>' in tutorial  # a declaration, by the lexer
+    language = (site / "language" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="kd">enum</span>' in language  # the reference's rule blocks too
     assert 'href="../language/"' in tutorial  # navigation

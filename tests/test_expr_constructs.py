@@ -406,7 +406,7 @@ def test_the_reference_examples_compile():
     import re
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
-    blocks = re.findall(r"```\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```(?:rulecraft)?\n(.*?)```", text, re.S)
 
     def block(starting: str) -> str:
         return next(b for b in blocks if starting in b)

@@ -414,7 +414,7 @@ def test_a_lookup_with_too_many_keys_is_a_clean_error():
 
 def _doc_block(starting: str) -> str:
     text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
-    blocks = re.findall(r"```\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```(?:rulecraft)?\n(.*?)```", text, re.S)
     return next(b for b in blocks if starting in b)
 
 

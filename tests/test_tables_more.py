@@ -149,7 +149,7 @@ def _doc_block(starting: str) -> str:
     import re
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text("utf-8")
-    return next(b for b in re.findall(r"```\n(.*?)```", text, re.S) if starting in b)
+    return next(b for b in re.findall(r"```(?:rulecraft)?\n(.*?)```", text, re.S) if starting in b)
 
 
 def test_the_reference_examples_compile():

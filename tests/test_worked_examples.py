@@ -172,7 +172,7 @@ def test_the_language_reference_s_examples_pass_over_ringing_steel(tmp_path):
 
     doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
     section = doc.split("## Worked examples", 1)[1]
-    block = section.split("```\n", 2)[1]
+    block = section.split("```rulecraft\n", 1)[1].split("```\n", 1)[0]
     house = tmp_path / "house.rules"
     house.write_text('rulebook documented "Documented"\nextends ringing_steel\n\n' + block,
                      encoding="utf-8")
