@@ -16,9 +16,8 @@ import attrs
 from rulecraft.runtime.combatants import Combatant
 from rulecraft.runtime.errors import RangeError, RulecraftError, UnknownRulebookError
 from rulecraft.runtime.fight_sides import by_sides, many_a_side
-from rulecraft.runtime.fights import Fight, encounters, fight
+from rulecraft.runtime.fights import Fight, encounters, fight, pick_encounter
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
-from rulecraft.runtime.results import who
 from rulecraft.runtime.rulebook import Rulebook
 from rulecraft.runtime.work import budget
 
@@ -280,6 +279,22 @@ class _Job:
     limits: Limits
 
 
+def _default_names(rulebook: Rulebook, encounter: str | None, fighters: Sequence[Any],
+                   groups: tuple[int, ...] | None) -> list[str]:
+    """How a summary calls fighters given without names: by their own `name`, else as a single
+    fight's log does, by the parameter each was given to (`first`, `second`), else by their
+    model and place (`fighter 3`)."""
+    params = [] if groups is not None else [
+        p.name for p in pick_encounter(rulebook, encounter).params
+        if p.type.kind == "combatant"]
+    called = []
+    for i, fighter in enumerate(fighters):
+        own = fighter._values.get("name")
+        called.append(own if isinstance(own, str) else
+                      params[i] if i < len(params) else f"{fighter.model.name} {i + 1}")
+    return called
+
+
 def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
           names: Sequence[str] | None = None, encounter: str | None = None,
           policy: str | None = None, workers: int | None = None,
@@ -301,7 +316,7 @@ def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
             fighters = _in_side_order(rulebook, encounter, fighters)
         groups = tuple(len(g) for g in fighters)
         fighters = [f for g in fighters for f in g]
-    names = list(names or (who(f) for f in fighters))
+    names = list(names or _default_names(rulebook, encounter, fighters, groups))
     job = _Job(str(rulebook.source), rulebook.filename, _base_folders(rulebook),
                [(f.model.name, _given(f)) for f in fighters], groups, names,
                {"encounter": encounter, "policy": policy, "settings": dict(settings or {}),

@@ -55,3 +55,19 @@ def test_rulebook_fight_with_runs_is_the_study():
     many = rb.fight(fighters, runs=30, seed=5, names=["a", "b"], workers=1, **options)
     assert many == study(rb, fighters, 30, seed=5, names=["a", "b"], workers=1, **options)
     assert many.runs == 30 and sum(many.standing.values()) > 0
+
+
+def test_fighters_given_from_python_without_names_are_called_as_a_single_fight_calls_them():
+    """Many fights of fighters with no `name` figure (Ringing Steel's) are summed under the
+    parameters they were given to, as one fight's log calls them, not under their figures."""
+    import rulecraft
+
+    rb = rulecraft.load("ringing_steel")
+    a = rulecraft.read_fighter(rb, "examples/ringing_steel/swordsman.toml")
+    b = rulecraft.read_fighter(rb, "examples/ringing_steel/spearman.toml")
+    summary = rb.fight([a, b], runs=3, seed=1)
+    assert list(summary.standing) == ["first", "second"]
+    one = rb.fight([a, b], seed=1)
+    assert {one.name(f) for f in one.fighters} == {"first", "second"}
+    sided = rb.fight([[a], [b, a]], runs=2, seed=1, encounter="skirmish")
+    assert list(sided.standing) == ["fighter 1", "fighter 2", "fighter 3"]
