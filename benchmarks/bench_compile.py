@@ -196,6 +196,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         _child(argv[1], argv[2])
         return 0
+    known = {"--quick", "--strict", "--lines", "--repeats"}
+    if any(a.startswith("-") and a not in known for a in argv):  # --help among them
+        print(__doc__)
+        return 0 if {"-h", "--help"} & set(argv) else 2
     quick = "--quick" in argv
     strict = "--strict" in argv
     sizes = [200, 400] if quick else [5_000, 10_000, 20_000]
