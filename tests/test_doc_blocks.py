@@ -349,8 +349,19 @@ def check_session(block: Block, kind: str, tmp_path: Path) -> None:
 # ---- the test ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.where for b in BLOCKS])
+# docs/language.md's blocks are checked by tests/test_doc_blocks_language.py: a test file goes
+# to one worker (`--dist loadfile`), and the two halves take about as long.
+LANGUAGE = ROOT / "docs" / "language.md"
+OTHERS = [b for b in BLOCKS if b.page != LANGUAGE]
+
+
+@pytest.mark.parametrize("block", OTHERS, ids=[b.where for b in OTHERS])
 def test_every_block_in_the_docs_is_checked(block: Block, repo_copy: Path) -> None:
+    check_block(block, repo_copy)
+
+
+def check_block(block: Block, repo_copy: Path) -> None:
+    """A block checked as the comment before it says (the module's docstring)."""
     kind = how(block)
     assert kind, (f"{block.where}: a block no test checks — mark how with "
                   "`<!-- check: … -->` on the line before it (see tests/test_doc_blocks.py)")
