@@ -130,6 +130,19 @@ def _run(table: _Table, reductions: list[tuple[int, _Callback, str]],
     end_state = table.end_states[start]
     state_stack = [table.start_states[start]]
     value_stack: list[Any] = []
+
+    def reduce(action: int) -> None:
+        """The values a rule takes off the stack, replaced by what its callback makes."""
+        size, callback, origin = reductions[~action]
+        if size:
+            taken = value_stack[-size:]
+            del state_stack[-size:]
+            del value_stack[-size:]
+        else:
+            taken = []
+        value_stack.append(callback(taken))
+        state_stack.append(states[state_stack[-1]][origin])
+
     for token in lexer.lex(_Position(state_stack)):
         check = checks.get(token.type)
         if check is not None:
@@ -141,28 +154,12 @@ def _run(table: _Table, reductions: list[tuple[int, _Callback, str]],
                 state_stack.append(action)
                 value_stack.append(token)
                 break
-            size, callback, origin = reductions[~action]
-            if size:
-                taken = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
-            else:
-                taken = []
-            value_stack.append(callback(taken))
-            state_stack.append(states[state_stack[-1]][origin])
+            reduce(action)
     while True:  # the end of the text: reduce to the start rule
         action = states[state_stack[-1]]["$END"]
         if action >= 0:
             raise Unusual()
-        size, callback, origin = reductions[~action]
-        if size:
-            taken = value_stack[-size:]
-            del state_stack[-size:]
-            del value_stack[-size:]
-        else:
-            taken = []
-        value_stack.append(callback(taken))
-        state_stack.append(states[state_stack[-1]][origin])
+        reduce(action)
         if state_stack[-1] == end_state:
             return value_stack[-1]
 

@@ -427,7 +427,8 @@ class RunContext:
             if "no cap" in err.message or self.head is not None:  # exact odds say their own
                 raise
             refused = RangeError(f"this encounter has `no cap` and had not ended after "
-                                 f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)
+                                 f"{n - start:,} passes (it may never end): {err.message}",
+                                 err.span, err.source)
             if hasattr(err, "limit"):
                 refused.limit = err.limit  # type: ignore[attr-defined]
             raise refused from None
@@ -581,24 +582,6 @@ class ExactContext(RunContext):
 
     def branch(self, span: Span, condition: str, taken: bool) -> None:
         pass
-
-    def _uncapped(self, span: Span, start: int, cost: int) -> Iterator[int]:
-        """An encounter with `no cap`: pass after pass until it ends; a run that will not end
-        is refused by its work or `loop_passes`, saying so."""
-        n = start
-        try:
-            while True:
-                self._pass(span, cost)
-                yield n
-                n += 1
-        except RangeError as err:
-            if "no cap" in err.message or self.head is not None:  # exact odds say their own
-                raise
-            refused = RangeError(f"this encounter has `no cap` and had not ended after "
-                                 f"{n - start:,} passes (it may never end): {err.message}", err.span, err.source)
-            if hasattr(err, "limit"):
-                refused.limit = err.limit  # type: ignore[attr-defined]
-            raise refused from None
 
     def until(self, span: Span, condition: str, met: bool) -> bool:
         return met
