@@ -140,7 +140,7 @@ LONG_REPR = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
 
 @LONG_REPR
-@examples(short=15)
+@examples(short=8)
 @given(case=mutated_texts(), data=st.data())
 def test_mutated_rulebooks_compile_or_say_where_they_are_wrong(case, data):
     filename, text = case

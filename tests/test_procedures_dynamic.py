@@ -241,15 +241,17 @@ def test_a_repeat_without_an_at_the_cap_block_stops_with_a_rule_error():
 def test_loop_passes_are_bounded_by_a_named_limit():
     rb = compiled("""procedure p (n: 1..6):
   let total = 0
-  repeat until total < 0, at most 1000000 times:
+  repeat until total < 0, at most 150000 times:
     let total = total + 1
   at the cap:
     outcome capped
   outcome never
 """)
+    # The default (100,000 passes a run) stops the loop before its own cap; raised, the cap
+    # is reached.
     with pytest.raises(rulecraft.RangeError, match="loop_passes"):
         rb.procedures["p"].run(n=1)
-    limits = rulecraft.Limits(loop_passes=2_000_000)
+    limits = rulecraft.Limits(loop_passes=200_000)
     assert rb.procedures["p"].run(n=1, limits=limits).outcome == "capped"
 
 
