@@ -347,10 +347,21 @@ def procedure_arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
     """Keyword arguments (combatants, parameters) and choices for `run` and `odds`."""
     parties: dict[str, Party] = {}
     plain: dict[str, Any] = {}
+    lists = {p.name for p in proc.params
+             if p.type.kind == "list" and p.type.item is not None
+             and p.type.item.kind == "combatant"}
+    listed: dict[str, int] = {}  # a list of fighters: how many were given
     for arg in arguments:
         if "=" not in arg:
             raise RangeError(f"arguments are name=value or party.field=value; got {arg!r}")
         name, value = arg.split("=", 1)
+        if name in lists:  # heroes=@a.toml+@b.toml (given again: more of them)
+            for path in _joined_files(arg, value):
+                listed[name] = listed.get(name, 0) + 1
+                party = f"{name} {listed[name]}"
+                parties[party] = Party(party)
+                parties[party].read(path, limits)
+            continue
         if value.startswith("@"):
             parties.setdefault(name, Party(name)).read(value[1:], limits)
             continue
@@ -363,15 +374,32 @@ def procedure_arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
                              f"{Limits.hint('input_depth')}")
         party = parties.setdefault(path[0], Party(path[0]))
         party.set(arg, path[1:], value_of(name, value, limits))
-    plain.update(_combatants(rb, proc, parties))
+    made = _combatants(rb, proc, parties)
+    for name, count in listed.items():
+        plain[name] = [made.pop(f"{name} {n}") for n in range(1, count + 1)]
+    plain.update(made)
     choices = {k: plain.pop(k) for k in list(plain)
                if k in proc.choice_names or k in _RESERVED}
     return plain, choices
 
 
+def _joined_files(arg: str, value: str) -> list[str]:
+    """`heroes=@a.toml+@b.toml`: the files of a side of several fighters, in order."""
+    parts = value.split("+")
+    if not all(part.startswith("@") and len(part) > 1 for part in parts):
+        raise RangeError(f"{arg}: a list of fighters is their files, each start with @, joined "
+                         "by + (heroes=@a.toml+@b.toml)")
+    return [part[1:] for part in parts]
+
+
 def _combatants(rb: Any, proc: Any, parties: dict[str, Party]) -> dict[str, Any]:
-    """The parties made into combatants, once every value of every party has been checked."""
+    """The parties made into combatants, once every value of every party has been checked
+    (the fighters of a list as `heroes 1`, `heroes 2`, …)."""
     models = {p.name: _model(rb, p.type.text) for p in proc.params if p.type.kind == "combatant"}
+    for p in proc.params:
+        if p.type.kind == "list" and p.type.item is not None and p.type.item.kind == "combatant":
+            models.update({name: _model(rb, p.type.item.text) for name in parties
+                           if name.rsplit(" ", 1)[0] == p.name})
     unknown = [name for name in parties if name not in models]
     if unknown:
         raise RangeError(f"procedure {proc.name} has no combatant {', '.join(unknown)} "

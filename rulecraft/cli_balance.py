@@ -273,8 +273,9 @@ def _play_fights(rb: Any, target: str, arguments: tuple[str, ...],
 
 def _fight_axis(text: str, limits: Limits) -> tuple[str, list[tuple[Any, str]]]:
     """An axis of a sweep of fights: as for a procedure, and besides a fighter's files
-    (first=@a.toml,@b.toml, or a pattern: first=@examples/ringing_steel/*man.toml) and the
-    rulebook itself (rulebook=ringing_steel,docs/examples/rs_house.rules)."""
+    (first=@a.toml,@b.toml, or a pattern: first=@examples/ringing_steel/*man.toml), sides of
+    several fighters (heroes=@a.toml,@a.toml+@b.toml) and the rulebook itself
+    (rulebook=ringing_steel,docs/examples/rs_house.rules)."""
     import glob
 
     name, sep, values = text.partition("=")
@@ -288,7 +289,8 @@ def _fight_axis(text: str, limits: Limits) -> tuple[str, list[tuple[Any, str]]]:
             if not part.startswith("@"):
                 raise RangeError(f"--vary {text}: a fighter's files each start with @ "
                                  f"(first=@a.toml,@b.toml); got {part!r}")
-            found = sorted(glob.glob(part[1:])) if any(c in part for c in "*?[") else [part[1:]]
+            pattern = "+" not in part and any(c in part for c in "*?[")
+            found = sorted(glob.glob(part[1:])) if pattern else [part[1:]]
             if not found:
                 raise RangeError(f"--vary {text}: no file matches {part[1:]!r}")
             raw += [f"@{path}" for path in found]
@@ -307,8 +309,9 @@ def _label(value: Any, raw: str) -> Any:
     by its name, anything else by its value."""
     import os
 
-    if raw.startswith("@"):
-        return os.path.splitext(os.path.basename(raw[1:]))[0]
+    if raw.startswith("@"):  # a side of several fighters, @a.toml+@b.toml, is "a+b"
+        return "+".join(os.path.splitext(os.path.basename(part[1:]))[0]
+                        for part in raw.split("+"))
     if not isinstance(value, (int, float, str, bool)) or value is None:
         return _book_label(raw)
     return value
