@@ -3,7 +3,8 @@ what, who chooses what, and what each result leads to — as a short flow rather
 
 The flow is the compiled `Procedure.steps` tree pruned: rolls and choices stay, with the `let`s
 that read a roll straight after it (what the roll is measured against); `if`s stay when a
-branch holds something kept; calls stay as "→ the procedure called", outcomes as "→ Outcome".
+branch holds something kept; calls stay as "→ see the procedure called", outcomes as
+"→ Outcome".
 Everything else (bookkeeping: lets, sets, time) is the reference sheet's to show. The words are
 the reference sheet's own (compiler/sheet_steps.py), so the two never disagree.
 """
@@ -73,7 +74,7 @@ def _every(tree: tuple[Step, ...]) -> list[Step]:
 
 def _short(made: tuple[StepView, ...], kept: tuple[Step, ...],
            vocabulary: Vocabulary) -> tuple[StepView, ...]:
-    """Calls said as "→ Procedure", outcomes as "→ Outcome", branches left empty dropped."""
+    """Calls said as "→ see Procedure", outcomes as "→ Outcome", branches left empty dropped."""
     out = []
     for view, step in zip(made, kept):
         text = view.text
@@ -82,7 +83,9 @@ def _short(made: tuple[StepView, ...], kept: tuple[Step, ...],
             assert found is not None  # kept only when it matches
             name = found[1]
             head = vocabulary.procedures.get(name)
-            text = (Piece("→ "), Piece(head.text if head else words(name), "name"))
+            # "see": the procedure called is played there (and may be on the sheet); the
+            # outcome a branch ends in reads "→ Outcome", so the two never read alike.
+            text = (Piece("→ see "), Piece(head.text if head else words(name), "name"))
         elif step.kind == "outcome":
             found = _OUTCOME.match(step.text)
             said = "the referee's call" if found is None or found[1] is None else \

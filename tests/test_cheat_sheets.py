@@ -67,6 +67,19 @@ def test_a_procedure_is_condensed_to_its_decision_points(cheats):
     assert not any(s.startswith(("Add ", "Set ")) for s in said)  # no bookkeeping
 
 
+def test_a_call_reads_apart_from_the_outcome_it_leads_to():
+    # A net's hit calls `entangle` ("Entangled") and ends in the outcome `entangled`: the two
+    # lines said "→ Entangled" and "→ **Entangled**" (closing note of issue 19/22).
+    rb = rulecraft.load("ringing_steel")
+    views = cheat_view.sheet_view._Builder(rb, lambda *a: "", False,
+                                           cheat_view.DEFAULT_LIMITS)
+    item = cheat_view._item(rb, views, cheat_view.PlanItem("melee_attack"))
+    said = ["".join(p.text for p in st.text) for st in _every(item.view.steps)]
+    assert "→ see Entangled" in said and "→ Entangled" in said
+    assert said.index("→ see Entangled") < said.index("→ Entangled")
+    assert "→ see After the blow" in said
+
+
 def _every(steps):
     return [x for st in steps for x in (st, *(y for b in st.blocks for y in _every(b.steps)))]
 
