@@ -366,6 +366,8 @@ def procedure_arguments(rb: Any, proc: Any, arguments: tuple[str, ...],
             parties.setdefault(name, Party(name)).read(value[1:], limits)
             continue
         path = name.split(".")
+        if path[0] in lists:  # heroes.2.dexterity=12: a field of the second of them
+            path = _listed_field(arg, path, listed.get(path[0], 0))
         if len(path) == 1:
             plain[name] = value_of(name, value, limits)
             continue
@@ -387,9 +389,19 @@ def _joined_files(arg: str, value: str) -> list[str]:
     """`heroes=@a.toml+@b.toml`: the files of a side of several fighters, in order."""
     parts = value.split("+")
     if not all(part.startswith("@") and len(part) > 1 for part in parts):
-        raise RangeError(f"{arg}: a list of fighters is their files, each start with @, joined "
-                         "by + (heroes=@a.toml+@b.toml)")
+        raise RangeError(f"{arg}: a list of fighters is their files, each starting with @, "
+                         "joined by + (heroes=@a.toml+@b.toml)")
     return [part[1:] for part in parts]
+
+
+def _listed_field(arg: str, path: list[str], count: int) -> list[str]:
+    """`heroes.2.dexterity=12` as the path of the party `heroes 2`, one of those given."""
+    if len(path) < 3 or not path[1].isdigit() or not 1 <= int(path[1]) <= count:
+        given = f"1 to {count}" if count else "none given yet"
+        raise RangeError(f"{arg}: {path[0]} is a list of fighters (heroes=@a.toml+@b.toml); a "
+                         f"field of one of them is {path[0]}.N.field=value, N counting from 1 "
+                         f"({given})")
+    return [f"{path[0]} {int(path[1])}", *path[2:]]
 
 
 def _combatants(rb: Any, proc: Any, parties: dict[str, Party]) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def test_a_list_takes_one_fighter_too_and_names_which_file_is_wrong(tmp_path):
     done = invoke("run", "ringing_steel", "skirmish", f"heroes={SWORDSMAN}+{E}/spearman.toml",
                   f"foes={CHAMPION}")
     assert done.exit_code == 1
-    assert "each start with @" in done.output, done.output
+    assert "each starting with @" in done.output, done.output
 
 
 def test_a_sweep_varies_a_side_of_several_fighters():
@@ -64,3 +64,19 @@ def test_a_sweep_varies_a_side_of_several_fighters():
     assert done.exit_code == 0, done.output
     grid = json.loads(done.output)
     assert grid["vary"] == {"heroes": ["swordsman", "swordsman+spearman"]}, grid["vary"]
+
+
+def test_a_field_of_one_of_them_is_given_by_its_place():
+    base = ("run", "ringing_steel", "skirmish", f"heroes={SWORDSMAN}+{SPEARMAN}",
+            f"foes={CHAMPION}", "--seed", "3", "--json")
+    done = invoke(*base, "heroes.2.dexterity=18")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output) != json.loads(invoke(*base).output)
+    wrong = invoke(*base, "heroes.3.dexterity=18")
+    assert wrong.exit_code == 1
+    assert "heroes.N.field=value, N counting from 1 (1 to 2)" in wrong.output, wrong.output
+    wrong = invoke(*base, "heroes.dexterity=18")
+    assert wrong.exit_code == 1 and "heroes is a list of fighters" in wrong.output
+    bad = invoke(*base, "heroes.2.dexterity=40")
+    assert bad.exit_code == 1
+    assert "heroes 2.dexterity must be a whole number from" in bad.output, bad.output
