@@ -25,7 +25,7 @@ from .work import budget
 
 
 def _spending(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A method that plays the procedure many times (odds, samples) draws from one budget of
+    """A method that plays the procedure many times (odds, enumerate) draws from one budget of
     work (runtime/work.py), the command's if one is open, else one of its own `limits`."""
     at = method.__code__.co_varnames.index("limits")  # its place among the positional ones
 
@@ -263,7 +263,6 @@ class Procedure:
         return (self._play(source, arguments, picked, options, traced=False)
                 for _ in range(count))
 
-    @_spending
     def sample(
         self,
         count: int,
@@ -281,7 +280,12 @@ class Procedure:
             self._known(by)
         key = self._key(by)
         counted: dict[Any, int] = {}
-        for result in self.runs(count, seed=seed, choices=choices, limits=limits, **args):
+        played = self.runs(count, seed=seed, choices=choices, limits=limits, **args)
+        for _ in range(count):
+            # Each sample (their number the caller's) is bounded by a budget of its own, as
+            # each of a study's fights is (runtime/work.py `budget(own=True)`).
+            with budget(limits, own=True):
+                result = next(played)
             group = self._group(key(result), by)
             counted[group] = counted.get(group, 0) + 1
         return {group: Estimate(n, count) for group, n in counted.items()}

@@ -405,3 +405,23 @@ def test_nan_given_to_a_procedure_never_reaches_its_dice(bad):
     with pytest.raises(RulecraftError):
         proc.odds(modifier=bad)
     assert proc.odds(modifier=0.5) == {"done": 1}
+
+
+def test_each_sample_is_bounded_as_a_run_is_not_all_of_them_together():
+    # The exact odds' refusal says "estimate them by sampling instead: `rulecraft odds …
+    # --samples 100000 --seed 1`": that advice has to work. Each sample, whose number the user
+    # gave, has a budget of its own, as each of `fight --runs N`'s fights has; one sample past
+    # the work limit is still refused.
+    book = rulecraft.compile(HEAD + """procedure walk (n: 1..9):
+  let total = 0
+  repeat until total >= 60, at most 100 times:
+    roll step = d6
+    let total = total + step
+  outcome done with (total = total)
+""", filename="sample.rules")
+    walk = book.procedures["walk"]
+    small = Limits(work=1000)  # a walk fits in 500; fifty of them together would not
+    found = walk.sample(50, seed=1, limits=small, n=1)
+    assert found["done"].count == 50
+    with pytest.raises(RangeError, match="limit work"):
+        walk.sample(50, seed=1, limits=Limits(work=5), n=1)
