@@ -10,7 +10,7 @@ from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.dsl.parser import parse
-from rulecraft.runtime.combatants import CombatantModel, Field, ValueType, check_value
+from rulecraft.runtime.combatants import CombatantModel, Field, Figure, ValueType, check_value
 from rulecraft.runtime.errors import (CycleError, RangeError, RulecraftError, RulecraftErrors,
                                       RuleTypeError, Span, text_of)
 from rulecraft.runtime.helpers import make_helpers, pair_combiner
@@ -151,12 +151,14 @@ class _Compiler:
                                            **fields)
                     for name, fields in formula_fields.items()}
         built = {}
-        for name, (decl, fields, function) in models.items():
+        for name, (decl, fields, function, figures) in models.items():
             combiners = {f.combine: pair_combiner(self.scope.tables[f.combine].runtime)
                          for f in fields if f.combine}
             built[name] = CombatantModel(decl.name, decl.title or decl.name, tuple(fields),
                                          decl.span, decl.comments, self.tree.source,
-                                         namespace[function], combiners)
+                                         namespace[function], combiners,
+                                         tuple(Figure(n, namespace[fn], reads)
+                                               for n, fn, reads in figures))
         model = next(iter(built.values()), None)
         # A combatant a rule writes out (an example's fighter) is built by its model.
         namespace["_MODELS"], namespace["_combatant"] = built, make_combatant
@@ -408,18 +410,21 @@ class _Compiler:
         if self.scope.models:
             self.scope.combatant_fields = self.scope.model_fields[next(iter(self.scope.models))]
 
-    def _combatants(self) -> dict[str, tuple[s.CombatantDecl, list[Field], str]]:
-        """Each combatant model's fields and the generated function deriving its figures."""
+    def _combatants(self) -> dict[str, tuple[s.CombatantDecl, list[Field], str, list[tuple[str, str, frozenset[str]]]]]:
+        """Each combatant model's fields, the generated function deriving its figures, and
+        each figure's own function with the fields it reads."""
         if not self.scope.models:
             self.writer.line(0, "def derive(v):\n    return v\n")
             return {}
         out = {}
         for i, decl in enumerate(self.scope.models.values()):
             function = "derive" if i == 0 else f"derive_{i}"
-            out[decl.name] = (decl, self._combatant(decl, function), function)
+            figures: list[tuple[str, str, frozenset[str]]] = []
+            out[decl.name] = (decl, self._combatant(decl, function, figures), function, figures)
         return out
 
-    def _combatant(self, decl: s.CombatantDecl, function: str) -> list[Field]:
+    def _combatant(self, decl: s.CombatantDecl, function: str,
+                   figures: list[tuple[str, str, frozenset[str]]]) -> list[Field]:
         types = self.scope.model_fields[decl.name]
         env = {}
         fields: list[Field] = []
@@ -443,7 +448,11 @@ class _Compiler:
         for f in derived.values():
             types.setdefault(f.name, ANY)
             env.setdefault(f.name, (f"v[{f.name!r}]", ANY))  # known, even inside a cycle
-        self.writer.derive([derived[n] for n in ordered], env, types, function)
+        made = self.writer.derive([derived[n] for n in ordered], env, types, function, decl)
+        if not cycles:
+            fields_read = set(seen)
+            figures += [(n, made[n], frozenset(u for u, _ in names_used(
+                derived[n].value, calls=False) if u in fields_read)) for n in ordered]
         for f in decl.fields:
             text = self.writer.text(f.span)
             if f.role == "derived":

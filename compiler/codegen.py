@@ -162,18 +162,32 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
 
     # -- combatant -------------------------------------------------------------------------
     def derive(self, fields: list[s.FieldDecl], env: Env, types: dict[str, T],
-               name: str = "derive") -> None:
-        self.line(0, f"def {name}(v):")
-        self.line(1, '"""Compute the derived figures of a combatant, in dependency order."""')
+               name: str = "derive", model: s.CombatantDecl | None = None) -> dict[str, str]:
+        """A function per derived figure (`d_anti_parry(v)`, reading the combatant's values
+        `v`), then `derive(v)` computing them all in dependency order. A fight recomputes only
+        the figures downstream of a changed field, one by one (runtime/combatants.py).
+        Returns each figure's function name."""
+        prefix = "d_" if name == "derive" else f"d{name.removeprefix('derive_')}_"
+        functions = {}
         for f in fields:
             assert f.value is not None
+            functions[f.name] = f"{prefix}{f.name}"
+            self.line(0, f"def {functions[f.name]}(v):")
             self.origin(1, f.span)
             code, t = self.emit.expr(f.value, env)
-            self.line(1, f"v[{f.name!r}] = {code}")
+            self.line(1, f"return {code}")
+            self.line(0, "")
             env[f.name] = (f"v[{f.name!r}]", t)
             types[f.name] = t
+        self.line(0, f"def {name}(v):")
+        self.line(1, '"""Compute the derived figures of a combatant, in dependency order."""')
+        if model is not None:
+            self.origin(1, model.span)
+        for f in fields:
+            self.line(1, f"v[{f.name!r}] = {functions[f.name]}(v)")
         self.line(1, "return v")
         self.line(0, "")
+        return functions
 
     # -- table cells -----------------------------------------------------------------------
     def cell(self, number: int, expr: s.Expr, given: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:

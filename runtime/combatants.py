@@ -167,6 +167,16 @@ class Field:
     clamped: bool = False  # `set`/`add` hold it to its range instead of refusing
 
 
+@attrs.frozen
+class Figure:
+    """A derived figure's own generated function (`d_anti_parry(v)`) and the fields it reads
+    (given or derived): when none of them changed, neither did it."""
+
+    name: str
+    fn: Callable[[dict[str, Any]], Any] = attrs.field(repr=False)
+    reads: frozenset[str] = frozenset()
+
+
 @attrs.define(eq=False)
 class CombatantModel:
     """What a combatant of a rulebook is made of, and how its derived figures are computed."""
@@ -179,6 +189,9 @@ class CombatantModel:
     source: str | None = attrs.field(default=None, repr=False)
     derive: Callable[[dict[str, Any]], None] = attrs.field(default=None, repr=False)
     combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
+    figures: tuple[Figure, ...] = attrs.field(default=(), repr=False)  # in dependency order
+    _downstream: dict[str, tuple[Figure, ...]] = attrs.field(factory=dict, repr=False,
+                                                             init=False)
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
@@ -211,17 +224,23 @@ class CombatantModel:
             return {k: self._combined(f, v, {**given, name: k}) for k, v in value.items()}
         return self.combiners[f.combine](value, given) if f.combine else value
 
-    def derived(self, values: dict[str, Any], key: tuple[Any, ...] | None = None
-                ) -> dict[str, Any]:
+    def derived(self, values: dict[str, Any], key: tuple[Any, ...] | None = None,
+                changed: str | None = None) -> dict[str, Any]:
         """`values` with the derived figures added; remembered, as fights revisit states
-        (`key`: their frozen image, when the caller has it already)."""
+        (`key`: their frozen image, when the caller has it already). `changed`: `values` are
+        another state's, figures and all, with that one field replaced; only the figures
+        downstream of it are worked out again, and a figure that comes out as it was stops
+        the change there (a point of fatigue below the limit moves no penalty)."""
         if key is None:
             key = _freeze(values)
         cached = self._cache.get(key)
         if cached is None:
             cached = dict(values)
             try:
-                self.derive(cached)
+                if changed is None or not self.figures:
+                    self.derive(cached)
+                else:
+                    self._rederive(cached, changed)
             except ARITHMETIC as err:
                 raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
                                        f"{self.name}", self.span, self.source) from None
@@ -230,6 +249,30 @@ class CombatantModel:
                     self._cache.clear()
                 self._cache[key] = cached
         return cached
+
+    def _rederive(self, values: dict[str, Any], changed: str) -> None:
+        """The figures downstream of `changed`, in dependency order, each worked out again
+        only when something it reads came out different."""
+        moved = {changed}
+        for figure in self._downstream_of(changed):
+            if figure.reads.isdisjoint(moved):
+                continue
+            old, new = values[figure.name], figure.fn(values)
+            if type(new) is not type(old) or new != old:
+                values[figure.name] = new
+                moved.add(figure.name)
+
+    def _downstream_of(self, name: str) -> tuple[Figure, ...]:
+        """The figures reading `name`, directly or through another figure, in order."""
+        found = self._downstream.get(name)
+        if found is None:
+            reached, kept = {name}, []
+            for figure in self.figures:
+                if not figure.reads.isdisjoint(reached):
+                    reached.add(figure.name)
+                    kept.append(figure)
+            found = self._downstream[name] = tuple(kept)
+        return found
 
     def build(self, /, **given: Any) -> Combatant:
         """Validate the given characteristics and state, then compute every derived figure."""
@@ -324,9 +367,9 @@ class Combatant:
             image = image[:at] + (key,) + image[at + 1:]
             cached = model._cache.get(image)
             if cached is None:
-                values = {n: self._values[n] for n in model.given_names}
+                values = dict(self._values)  # its figures too: those downstream are redone
                 values[name] = value
-                cached = model.derived(values, image)
+                cached = model.derived(values, image, changed=name)
             found = Combatant(model, cached)
             found._key = image
             if not bulky(value):
