@@ -244,7 +244,7 @@ class CombatantModel:
             except ARITHMETIC as err:
                 raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
                                        f"{self.name}", self.span, self.source) from None
-            if not any(map(bulky, values.values())):
+            if not any(bulky(values[n]) for n in self.given_names):  # what the key holds
                 if len(self._cache) > 4096:
                     self._cache.clear()
                 self._cache[key] = cached
