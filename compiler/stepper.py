@@ -150,6 +150,17 @@ class StepWriter(Writer):
         self.kinds[var] = t.kind if known in (None, t.kind) else "any"
         return var
 
+    def visit_EventStep(self, step: s.EventStep, env: Env, depth: int) -> None:
+        """`after T as NAME:` where segments run — a procedure's exact odds, played with no
+        clock: the event never comes due, so only its time is worked out (failing where a
+        run would), and the run form's record of it, "no clock: not applied"."""
+        code = self.time_code(step.after, step.unit, env, "an event comes after")
+        party = "None"
+        if step.party is not None:
+            party = self._event_party(step.party, step.span, env)
+        where = self.scope.span_ref(step.span)
+        self.line(depth, f"_ev_after(_ctx, {where}, {step.name!r}, {code}, None, (), {party})")
+
     # -- segments --------------------------------------------------------------------------
     def _label(self) -> _Label:
         label = _Label(len(self.labels))
@@ -334,9 +345,11 @@ class StepWriter(Writer):
 
 def _splits(step: Any) -> bool:
     """Whether a step rolls, calls or changes a party (a cut goes before a change), itself or
-    in a block inside it."""
+    in a block inside it. An event's steps are not played here (`visit_EventStep`)."""
     if isinstance(step, (s.RollStep, s.CallStep, s.ChangeStep)):
         return True
+    if isinstance(step, s.EventStep):
+        return False
     return any(_splits(inner) for block in _blocks(step) for inner in block)
 
 
@@ -769,7 +782,7 @@ _PASSES = frozenset(("each", "passes", "item", "first_pass", "_pass"))
 def _on_a_clock(found: dict[str, s.ProcedureDecl]) -> set[str]:
     """Encounters, and procedures that call one: their odds walk the paths (`path_odds`), as
     the scheduler's time is not a value the states are merged on."""
-    timed = {name for name, d in found.items() if d.clock is not None or uses_events(d)}
+    timed = {name for name, d in found.items() if d.clock is not None}
     grew = True
     while grew:
         grew = False

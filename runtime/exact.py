@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
@@ -393,9 +393,8 @@ class Stepper:
             return Place(_key_function(simple, mask), mask, live, asked)
 
         def values(frame: Any, states: list[Combatant]) -> Any:
-            places = {id(h): i for i, h in enumerate(states)}
-            return (tuple(_keyed(frame[i], places) for i in other),
-                    tuple(_fields(frame[i], names, places) for i, names in parted))
+            return (tuple(_keyed(frame[i], states) for i in other),
+                    tuple(_fields(frame[i], names, states) for i, names in parted))
         return Place(_key_function(simple, mask, values), mask, live, asked)
 
 
@@ -452,7 +451,7 @@ def _key(key: Callable[[Any, list[Combatant]], Any] | None, frame: Any,
     return key(frame, states) if key is not None else ()
 
 
-def _fields(value: Any, names: tuple[str, ...], places: dict[int, int]) -> Any:
+def _fields(value: Any, names: tuple[str, ...], places: Sequence[Combatant]) -> Any:
     """The fields read of an outcome (`@name` its name); any other value whole."""
     if type(value) is Outcome:
         return tuple(value.name if f == NAME_ONLY else _keyed(value._values.get(f), places)
@@ -460,13 +459,15 @@ def _fields(value: Any, names: tuple[str, ...], places: dict[int, int]) -> Any:
     return _keyed(value, places)
 
 
-def _keyed(value: Any, places: dict[int, int]) -> Any:
-    """A value as part of a state's key: a party by its place, maps and lists by content."""
+def _keyed(value: Any, places: Sequence[Combatant]) -> Any:
+    """A value as part of a state's key: a party by its place among `places` (the parties'
+    states: a few, so looked through rather than indexed for every state keyed), maps and
+    lists by content."""
     kind = type(value)
     if kind in _SIMPLE:
         return value
     if kind is Combatant:
-        place = places.get(id(value))
+        place = next((i for i, h in enumerate(places) if h is value), None)
         # A combatant no party holds (one held by another's figures) is what its figures are.
         return ("@party", place) if place is not None else ("@held", id(value._values))
     if kind is tuple or kind is list:
@@ -1054,8 +1055,7 @@ class Exact:
 
         def finish(outcome: Outcome, frame: Any, after: list[Combatant], num: int,
                    den: int) -> None:
-            places = {id(h): i for i, h in enumerate(after)}
-            values = tuple((k, _keyed(v, places)) for k, v in question.told(outcome))
+            values = tuple((k, _keyed(v, after)) for k, v in question.told(outcome))
             key = (outcome.name, values, tuple(id(after[i]._values) for i in kept))
             held = ends.get(key)
             if held is None:
