@@ -150,4 +150,6 @@ def _time(value: float) -> str:
 
 
 if __name__ == "__main__":
+    from usage import checked
+    checked(__doc__, {"--quick", "--strict"})
     sys.exit(main())

@@ -41,6 +41,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from usage import checked
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 GRAMMAR = ROOT / "dsl" / "grammar.lark"
@@ -196,10 +198,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         _child(argv[1], argv[2])
         return 0
-    known = {"--quick", "--strict", "--lines", "--repeats"}
-    if any(a.startswith("-") and a not in known for a in argv):  # --help among them
-        print(__doc__)
-        return 0 if {"-h", "--help"} & set(argv) else 2
+    checked(__doc__, {"--quick", "--strict", "--lines", "--repeats"}, argv)
     quick = "--quick" in argv
     strict = "--strict" in argv
     sizes = [200, 400] if quick else [5_000, 10_000, 20_000]

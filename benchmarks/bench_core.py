@@ -270,4 +270,6 @@ def _time(value: float) -> str:
 
 
 if __name__ == "__main__":
+    from usage import checked
+    checked(__doc__, {"--quick", "--only", "--strict"})
     sys.exit(main())

@@ -347,4 +347,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from usage import checked
+    checked(__doc__, {"--quick", "--runs"})
     sys.exit(main())

@@ -112,4 +112,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from usage import checked
+    checked(__doc__, {"--repeats"})
     sys.exit(main())
