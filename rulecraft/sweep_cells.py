@@ -27,6 +27,7 @@ from rulecraft.runtime.work import budget
 
 
 BATCH = 100  # fights a task plays; fixed, so that where they are played changes nothing
+EXACT_SHARE = 32  # a cell's exact odds are tried within 1/32 of the odds limits
 WINNER = "winner"  # --by winner: the side alone standing at the end, else DRAW
 DRAW = "draw"
 
@@ -132,14 +133,17 @@ def _made(rb: Rulebook, spec: Spec) -> dict[str, Any]:
 def _exact(rb: Rulebook, job: Job, spec: Spec) -> tuple[dict[Any, Fraction] | None, str]:
     """The chain's exact odds of the cell, or None and why it refused (too large)."""
     proc = rb.procedures[job.encounter]
-    if job.by == WINNER and not _says_winner(proc):
-        return None, "who stands at the end is known from played fights only"
     by = job.by
     args = {**_made(rb, spec), **dict(spec.settings)}
     if job.policy is not None:
         args["policy"] = job.policy
+    # A cell is worked out exactly when its chain fits in a share of the limits: a fight too
+    # large for it is refused soon, and sampled, rather than after the whole limit's work.
+    limits = attrs.evolve(job.limits, odds_states=max(1, job.limits.odds_states // EXACT_SHARE),
+                          enumeration_work=max(1, job.limits.enumeration_work // EXACT_SHARE))
     try:
-        odds = proc.odds(by=by, choices=dict(spec.choices) or None, limits=job.limits, **args)
+        with budget(job.limits, own=True):  # a refused attempt leaves the fights their own
+            odds = proc.odds(by=by, choices=dict(spec.choices) or None, limits=limits, **args)
     except TooLarge as err:
         return None, err.message.split(";")[0]
     except RangeError as err:
@@ -156,8 +160,9 @@ def _exact(rb: Rulebook, job: Job, spec: Spec) -> tuple[dict[Any, Fraction] | No
 
 
 def _says_winner(proc: Any) -> bool:
-    """Whether the encounter's own outcomes say who won (`outcome won with winner = …`): the
-    chain's exact odds then tell it; else who stands is known from played fights only."""
+    """Whether the encounter's own outcomes say who won (`outcome won with winner = …`);
+    else the winner is the side alone standing at the end, in a played fight as in the
+    chain's exact odds (runtime/fight_odds.py)."""
     return any(WINNER in fields for fields in proc.outcomes.values())
 
 

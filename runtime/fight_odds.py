@@ -39,6 +39,7 @@ from .clock_events import Clock
 from .errors import ARITHMETIC, RangeError, RulecraftError, Span
 from .exact import TooLarge, add_weight
 from .fight_chain import FightTable, explore
+from .fight_sides import WINNER, sides_of, winner
 from .fight_states import (MISSING, Board, Endings, Keys, Local, PassDice, Snapshot,
                            Unmergeable)
 from .limits import Limits
@@ -127,6 +128,11 @@ class FightOdds:
         self.choices, self.limits = choices, limits
         self.options = options  # the run's policy and time limit (procedures.RunOptions)
         self.asked = None if by == "outcome" else by  # a value the odds are grouped by
+        # By winner, where no outcome says one: the side alone standing at the end, as a
+        # played fight tells it (runtime/fights.py `Fight.winner`).
+        self.sides = None
+        if by == WINNER and not any(WINNER in fields for fields in procedure.outcomes.values()):
+            self.sides, self.asked = sides_of(procedure, parties), None
         # Where every ending carries it, the value of that name among the run's own is never
         # read: states need not agree on it.
         self.unread = self.asked is None or all(
@@ -143,7 +149,7 @@ class FightOdds:
         self.states = self.work = self.expanded = self.runs = 0
         self.estimates = 0
         self.random = random.Random(0)  # estimates alike every time
-        self.found = by == "outcome"  # whether any ending has the value grouped by
+        self.found = self.asked is None  # whether any ending has the value grouped by
         self.known: set[str] = set()
         # A chain over states keyed without the time (runtime/fight_chain.py): an encounter
         # with `no cap` whose loop reads no time, asked nothing of its time or length, and
@@ -259,8 +265,10 @@ class FightOdds:
 
     def ended(self, outcome: Outcome, ctx: FightContext, num: int, den: int,
               ends: dict[Any, list[int]]) -> None:
-        if self.asked is None:
-            group: Any = outcome.name
+        if self.sides is not None:
+            group: Any = self.winner(ctx.schedule)
+        elif self.asked is None:
+            group = outcome.name
         else:
             # A party is told by its figures at the end, as a path's own result tells it.
             group = self.procedure._group(_detached(
@@ -273,6 +281,13 @@ class FightOdds:
             ends[group] = [num, den]
         else:
             add_weight(held, num, den)
+
+    def winner(self, sched: Any) -> str | None:
+        """The side alone standing at the end (None: a draw, or a fight never begun)."""
+        if sched is None or not (sched.turns or sched.rounds):
+            return None
+        fallen = sched.fallen
+        return winner(self.sides, [h for h in self.handles if id(h) not in fallen])
 
     def reached(self, ctx: FightContext, made: int, sched: Any, values: tuple[Any, ...]
                 ) -> Reached:

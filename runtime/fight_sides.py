@@ -9,11 +9,13 @@ side's name to its fighters (`{"heroes": [a, b], "foes": [c]}`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .combatants import Combatant
 from .errors import RangeError
-from .procedures import Procedure
+
+if TYPE_CHECKING:  # fight_odds.py reads sides too, and procedures.py imports it
+    from .procedures import Procedure
 
 Sides = tuple[tuple[str, tuple[Combatant, ...]], ...]  # each side's name and its fighters
 
@@ -90,6 +92,9 @@ def sides_of(encounter: Procedure, combatants: Mapping[str, Any]) -> Sides:
     return tuple(found)
 
 
+WINNER = "winner"  # odds `by="winner"`: the side alone standing at the end (None: nobody)
+
+
 def winner(sides: Sides, standing: Sequence[Combatant]) -> str | None:
     """The side whose fighters alone are still in the fight; None when none is (a draw) or
     several are (the fight was stopped before it was decided)."""
@@ -103,5 +108,5 @@ def many_a_side(sides: Sides) -> bool:
     return len(sides) > 2 or any(len(members) > 1 for _, members in sides)
 
 
-__all__ = ["Sides", "by_sides", "many_a_side", "side_arguments", "side_params", "sides_of",
+__all__ = ["WINNER", "Sides", "by_sides", "many_a_side", "side_arguments", "side_params", "sides_of",
            "winner"]

@@ -102,11 +102,13 @@ class Keys:
                               for c, until in v.items()) if timeless else frozenset(v.items())
                  for k, v in conditions.items()}
         turns, carried, stopped = sched.next_turns, sched.carried, sched.stopped
+        back = sched.fallen - stopped  # stopped once, acting again: not standing at the end
         key = (tuple(map(self.party, self.handles)),
                tuple((place(id(who)), when - shift) for when, _, who in
                      sorted(turns.values(), key=_time_and_order)) if turns else (),
                frozenset((place(k), v) for k, v in carried.items()) if carried else _NONE,
                frozenset(map(place, stopped)) if stopped else _NONE,
+               frozenset(map(place, back)) if back else _NONE,
                None if timeless else (sched.now, sched.turns, sched.last_tick),
                frozenset((place(k), v) for k, v in keyed.items()) if keyed else _NONE,
                frozenset(ctx.scripted.items()) if ctx.scripted else None,
@@ -185,8 +187,8 @@ class Local:
 class Board:
     """The board as a run left it, to put another run into."""
 
-    __slots__ = ("figures", "turns", "carried", "stopped", "times", "conditions", "scripted",
-                 "passes", "events", "targets")
+    __slots__ = ("figures", "turns", "carried", "stopped", "fallen", "times", "conditions",
+                 "scripted", "passes", "events", "targets")
 
     def __init__(self, handles: Sequence[Combatant], ctx: Any, sched: Any,
                  conditions: dict[int, dict[Any, Any]]) -> None:
@@ -194,6 +196,7 @@ class Board:
         self.turns = tuple((when, who) for when, _, who in
                            sorted(sched.next_turns.values(), key=_time_and_order))
         self.carried, self.stopped = dict(sched.carried), frozenset(sched.stopped)
+        self.fallen = frozenset(sched.fallen)  # who the fight's winner is told by
         self.targets = dict(sched.targets)
         self.times = (sched.now, sched.turns, sched.last_tick)
         self.conditions = conditions
@@ -212,6 +215,7 @@ class Board:
                             enumerate(self.turns, 1)}
         sched.order = len(self.turns)  # later turns are scheduled after these, as before
         sched.carried, sched.stopped = dict(self.carried), set(self.stopped)
+        sched.fallen = set(self.fallen)
         sched.targets = dict(self.targets)
         sched.now, sched.turns, sched.last_tick = self.times
         ctx.schedule = sched

@@ -49,7 +49,7 @@ def test_json_and_html_from_one_sweep_of_a_fields_values(tmp_path):
     page = d / "map.html"
     result = invoke("sweep", d / "stand.rules", "duel", f"a=@{d}/ann.toml", f"b=@{d}/bob.toml",
                     "--vary", "b.speed=8..12..4", "--max-runs", 100, "--seed", 4, "--json",
-                    "--html", page, "--workers", 1)
+                    "--html", page, "--workers", 1, "--no-exact")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["by"] == "winner" and data["show"] == "a" and data["seed"] == 4
@@ -57,9 +57,13 @@ def test_json_and_html_from_one_sweep_of_a_fields_values(tmp_path):
     for point in data["points"]:
         assert point["how"] == "sampled" and point["runs"] == 100
         assert point["low"] <= point["percent"] <= point["high"]
-        assert "who stands" in point["why_sampled"]
+        assert "--no-exact" in point["why_sampled"]
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count("<td ") == 2
+    # Without --no-exact, the same cells are worked out exactly (who stands at the end).
+    exact = invoke("sweep", d / "stand.rules", "duel", f"a=@{d}/ann.toml", f"b=@{d}/bob.toml",
+                   "--vary", "b.speed=8..12..4", "--seed", 4, "--json", "--workers", 1)
+    assert [p["how"] for p in json.loads(exact.output)["points"]] == ["exact", "exact"]
 
 
 def test_a_house_rule_against_its_base_over_whole_fights(tmp_path):

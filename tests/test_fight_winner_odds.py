@@ -1,0 +1,57 @@
+"""Exact odds of who wins a whole fight, where the encounter's outcomes do not say it: "the
+side alone standing", as a played fight counts it (issue 19's closing note: "`--by winner`
+cells are always sampled … Fix: group `FightOdds.ended` by the side alone standing")."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from click.testing import CliRunner
+
+import rulecraft
+from rulecraft.cli import cli
+from rulecraft.runtime.fights import fight
+from test_fight_sweep import STAND, WON, grid
+
+
+def duel(text: str):
+    rb = rulecraft.compile(text, "stand.rules")
+    return rb, dict(a=rb.combatant(name="Ann", speed=10, stamina=3),
+                    b=rb.combatant(name="Bob", speed=12, stamina=4))
+
+
+def test_who_stands_at_the_end_is_worked_out_exactly():
+    rb, args = duel(STAND)
+    odds = rb.procedures["duel"].odds(by="winner", **args)
+    assert set(odds) <= {"a", "b", None} and sum(odds.values()) == 1
+    # The same fight whose outcome names the winner (by name) gives the same chances.
+    won_rb, won_args = duel(WON)
+    named = won_rb.procedures["duel"].odds(by="winner", **won_args)
+    assert odds["a"] == named["Ann"] and odds["b"] == named["Bob"]
+    assert isinstance(odds["a"], Fraction) and 0 < odds["a"] < 1
+
+
+def test_the_exact_share_is_what_many_seeded_fights_come_near():
+    rb, args = duel(STAND)
+    exact = rb.procedures["duel"].odds(by="winner", **args)
+    played = [fight(rb, [args["a"], args["b"]], seed=s).winner() for s in range(400)]
+    share = played.count("a") / len(played)
+    assert abs(share - float(exact["a"])) < 0.08  # 400 fights: ~3.5 standard errors
+
+
+def test_a_sweep_by_winner_is_exact_where_the_chain_allows():
+    _, found = grid(STAND, seed=1)
+    assert all(cell.exact is not None and cell.runs == 0 for cell in found.cells.values())
+    assert "4 cells exact, 0 sampled" in found.text()
+
+
+def test_odds_by_winner_from_the_command_line(tmp_path):
+    rules = tmp_path / "stand.rules"
+    rules.write_text(STAND, encoding="utf-8")
+    done = CliRunner().invoke(cli, ["odds", str(rules), "duel", "a.name=Ann", "a.speed=10",
+                                    "a.stamina=3", "b.name=Bob", "b.speed=12", "b.stamina=4",
+                                    "--by", "winner", "--exact"])
+    assert done.exit_code == 0, done.output
+    rb, args = duel(STAND)
+    odds = rb.procedures["duel"].odds(by="winner", **args)
+    assert str(odds["a"]) in done.output and str(odds["b"]) in done.output
