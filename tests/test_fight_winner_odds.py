@@ -55,3 +55,38 @@ def test_odds_by_winner_from_the_command_line(tmp_path):
     rb, args = duel(STAND)
     odds = rb.procedures["duel"].odds(by="winner", **args)
     assert str(odds["a"]) in done.output and str(odds["b"]) in done.output
+
+
+# Two against one on a `sides:` line, no cap: each round a d6 fells a, b or c, or nobody.
+TWO_ON_ONE = """rulebook brawl "Brawl"
+combatant fighter:
+  name: name
+  state hp: 0..1 = 1 clamped
+encounter brawl "Two against one" (a: fighter, b: fighter, c: fighter):
+  clock rounds
+  sides: a and b against c
+  each round:
+    roll r = d6
+    if r == 1:
+      set a.hp = 0
+      stop a
+    if r == 2:
+      set b.hp = 0
+      stop b
+    if r >= 5:
+      set c.hp = 0
+      stop c
+  ends when c.hp == 0 or (a.hp == 0 and b.hp == 0)
+  no cap
+  afterwards:
+    outcome over
+"""
+
+
+def test_a_side_of_several_stands_while_any_of_its_fighters_does():
+    rb = rulecraft.compile(TWO_ON_ONE, "brawl.rules")
+    a, b, c = (rb.combatant(name=n) for n in ("A", "B", "C"))
+    odds = rb.procedures["brawl"].odds(by="winner", a=a, b=b, c=c)
+    # c falls first (2 faces of the 4 that fell anyone): 1/2; else one of a and b fell, and
+    # c falls before the other (2 faces of 3): 1/2 × 2/3
+    assert odds == {"a and b": Fraction(5, 6), "c": Fraction(1, 6)}
