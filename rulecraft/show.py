@@ -396,13 +396,16 @@ def _rule_lines(source: str, span: Span | None) -> list[dict[str, Any]]:
 
 def python_text(rb: Rulebook, name: str | None = None) -> str:
     """The module a rulebook compiles to, or only the functions generated for one entry (a
-    formula's, a procedure's, the combatant model's `derive`, a table's expression cells)."""
+    formula's, a procedure's, a combatant model's `derive` and its figures' `d_…`, a table's
+    expression cells)."""
     if name is None:
         header, _, body = rb.python_source.partition("\n")
         return "\n".join([header, *_legend(rb), "", body])
     kind, item = find(rb, name)
     own = {"formula": {f"f_{item.name}", f"pub_{item.name}"}, "procedure": {f"p_{item.name}"},
-           "combatant": {"derive"}}.get(kind, set())
+           "combatant": {getattr(item.derive, "__name__", "derive"),
+                         *(f.fn.__name__ for f in getattr(item, "figures", ()))},
+           }.get(kind, set())
     lines = range(item.span.line, item.span.end_line + 1) if item.span else range(0)
     found = [code for function, line, code in _functions(rb.python_source)
              if function in own or (function.startswith("cell_") and line in lines)]

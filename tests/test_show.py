@@ -388,6 +388,11 @@ def test_show_python_of_one_rule_prints_its_functions(rs):
     assert data["file"] == "ringing_steel.rules" and data["name"] is None
     result = invoke("show", "ringing_steel", "injury", "--python")
     assert result.exit_code == 1 and "enum injury has no generated code" in result.output
+    # A combatant model: its own `derive` and a function for each derived figure.
+    fighter = set(functions(shown("ringing_steel", "fighter", "--python")))
+    assert {"derive", "d_skill", "d_anti_parry", "d_fatigue_over"} <= fighter
+    horse = set(functions(shown("ringing_steel", "horse", "--python")))
+    assert "derive_1" in horse and "derive" not in horse and not fighter & horse
 
 
 CLASHING = '''rulebook clash "Names that could meet in generated code"
