@@ -403,9 +403,9 @@ def python_text(rb: Rulebook, name: str | None = None) -> str:
         return "\n".join([header, *_legend(rb), "", body])
     kind, item = find(rb, name)
     own = {"formula": {f"f_{item.name}", f"pub_{item.name}"}, "procedure": {f"p_{item.name}"},
-           "combatant": {getattr(item.derive, "__name__", "derive"),
-                         *(f.fn.__name__ for f in getattr(item, "figures", ()))},
            }.get(kind, set())
+    if kind == "combatant":
+        own = {item.derive.__name__, *(f.fn.__name__ for f in item.figures)}
     lines = range(item.span.line, item.span.end_line + 1) if item.span else range(0)
     found = [code for function, line, code in _functions(rb.python_source)
              if function in own or (function.startswith("cell_") and line in lines)]
