@@ -258,9 +258,11 @@ class RunContext:
 
     def has(self, who: Any, condition: Any) -> bool:
         """Whether a party is under a condition now (one given for a time lasts until then)."""
-        held = self.conditions.get(id(who), {})
+        held = self.conditions.get(id(who))
+        if not held:  # the common case: under no condition at all
+            return False
         until = held.get(condition, False)
-        if until is False and held and type(condition) is str:  # held at some location?
+        if until is False and type(condition) is str:  # held at some location?
             until = anywhere(held, condition)
         if until is None:
             return True

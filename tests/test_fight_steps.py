@@ -1,0 +1,75 @@
+"""Issue 19, "Fights per second": the engine's own per-step cost down toward the hand loop's,
+"keeping every seeded result identical". Work done once at compile time, not at each step, and
+cheaper runtime paths that give the very answers the slower ones gave."""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+
+import pytest
+
+import rulecraft
+from rulecraft.runtime import values
+from rulecraft.runtime.errors import RulecraftError
+
+
+def _quantized(x: Decimal, mode: str) -> int:
+    """The answer of the general path, `_quantize` to a whole number."""
+    return values._quantize(x, 0, mode, "round")
+
+
+@pytest.mark.parametrize("text", ["0", "-0", "0.5", "-0.5", "1.5", "-1.5", "2.5", "12.75",
+                                  "-12.25", "7.0", "1E+3", "123456789012345678901234567890.5",
+                                  "-9.999999999999999999999999999"])
+def test_rounding_to_a_whole_number_is_the_general_paths_answer(text: str) -> None:
+    x = Decimal(text)
+    for fn, mode in [(values.floor, decimal.ROUND_FLOOR), (values.ceil, decimal.ROUND_CEILING),
+                     (values.round_half_up, decimal.ROUND_HALF_UP),
+                     (values.round_half_down, decimal.ROUND_HALF_DOWN)]:
+        got = fn(x)
+        assert type(got) is int and got == _quantized(x, mode), (fn.__name__, text)
+
+
+def test_rounding_what_cannot_be_rounded_is_still_refused() -> None:
+    with pytest.raises(values.NoAnswer):
+        values.floor(Decimal("1E+1200"))
+    with pytest.raises((values.NoAnswer, decimal.InvalidOperation, ValueError, OverflowError)):
+        values.floor(Decimal("Infinity"))
+
+
+@pytest.fixture(scope="module")
+def python() -> str:
+    return rulecraft.load("ringing_steel").python_source
+
+
+def test_a_literal_argument_is_checked_when_compiling(python: str) -> None:
+    """`melee_attack(…, false, …)`: the callee takes `false` as it is, so no `_check` of it
+    runs on every blow; a name's value is still checked (inline first)."""
+    duel = python[python.index("def p_duel("):]
+    call = next(line for line in duel.splitlines() if "'melee_attack', p_melee_attack" in line)
+    assert "_check(PARAM_diving_L" not in call and "_check(PARAM_blow_bonus_L" not in call
+    assert "type(v_attack_bonus) is int" in call and "_check(PARAM_attack_bonus_L" in call
+    assert "type(v_simultaneous) is bool" in call
+
+
+RANGED = '''rulebook ranged "Ranged"
+combatant fighter:
+  skill: 0..10
+procedure aim "Aim" (f: fighter, bonus: 0..3):
+  outcome aimed with (bonus = bonus)
+procedure twice "Twice" (f: fighter):
+  call a = aim(f, 7)
+  outcome done
+'''
+
+
+def test_a_literal_out_of_range_is_refused_as_before() -> None:
+    """A literal the callee refuses is left to its run-time check (the same error, the same
+    place) — the compiler's own range check may already refuse it; either way it is refused."""
+    try:
+        rb = rulecraft.compile(RANGED)
+    except RulecraftError:
+        return  # refused when compiling: as strict as before
+    with pytest.raises(RulecraftError, match="bonus"):
+        rb.procedures["twice"].run(f=rb.combatant(skill=3), seed=1)
