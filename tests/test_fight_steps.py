@@ -5,7 +5,9 @@ cheaper runtime paths that give the very answers the slower ones gave."""
 from __future__ import annotations
 
 import decimal
+import sys
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +75,22 @@ def test_a_literal_out_of_range_is_refused_as_before() -> None:
         return  # refused when compiling: as strict as before
     with pytest.raises(RulecraftError, match="bonus"):
         rb.procedures["twice"].run(f=rb.combatant(skill=3), seed=1)
+
+
+def test_a_fights_log_is_the_same_read_from_its_steps_or_its_trace() -> None:
+    """"events built only when read": the log made from the run's steps (no trace entry made)
+    is the log made from the full trace, event for event."""
+    from rulecraft.runtime.fights import _events
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    rb = rulecraft.load("ringing_steel")
+    a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
+    for seed, policy in [(1, "competent"), (2, "competent"), (3, None), (4, None)]:
+        fight = rb.fight([a, b], seed=seed, policy=policy) if policy else \
+            rb.fight([a, b], seed=seed)
+        quick = fight.events
+        assert fight.result.trace  # read whole: the log is now made from trace entries
+        assert tuple(_events(fight.result)) == quick, seed
+        assert any(e["kind"] == "call" and e["dice"] for e in quick)
