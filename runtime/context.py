@@ -467,7 +467,8 @@ class RunContext:
         """Drop the oldest trace entries once the trace outweighs `trace_entries`, down to
         half of it."""
         trace = self.trace
-        weight = self._weight + sum(map(_weight, trace[self._weighed:]))
+        new = trace[self._weighed:]  # each entry weighs one, and the items it holds
+        weight = self._weight + len(new) + sum([len(e[2]) for e in new if type(e[2]) in _SIZED])
         limit = self.limits.trace_entries
         if weight > limit and type(trace) is list:
             cut, depth = 0, self.dropped_depth
@@ -527,13 +528,14 @@ class RunContext:
 
 
 _WEIGH_EVERY = 64  # trace entries added between two weighings of the trace
+_SIZED = (tuple, dict)  # a value that weighs its items too (`_weight`)
 
 
 def _weight(entry: tuple[Any, ...]) -> int:
     """What a trace entry weighs against `trace_entries`: one, and the items of a list or map
     it holds (a loop growing a list keeps every size of it)."""
     value = entry[2]
-    return 1 + len(value) if type(value) in (tuple, dict) else 1
+    return 1 + len(value) if type(value) in _SIZED else 1
 
 
 def _empty(vt: ValueType | None, depth: int) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
+from itertools import chain
 from typing import Any
 
 from . import clock_calls, values
@@ -85,8 +86,8 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _flatten(mapping: Mapping[Any, tuple[Any, ...]], span: Span,
                  limit: int) -> tuple[Any, ...]:
         """Every item of a map of lists (all injuries, whatever the area)."""
-        _spend(sum(len(items) for items in mapping.values()), span, limit)
-        return tuple(item for items in mapping.values() for item in items)
+        _spend(sum(map(len, mapping.values())), span, limit)
+        return tuple(chain.from_iterable(mapping.values()))
 
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
         if isinstance(mapping, Record):
