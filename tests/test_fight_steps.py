@@ -94,3 +94,9 @@ def test_a_fights_log_is_the_same_read_from_its_steps_or_its_trace() -> None:
         assert fight.result.trace  # read whole: the log is now made from trace entries
         assert tuple(_events(fight.result)) == quick, seed
         assert any(e["kind"] == "call" and e["dice"] for e in quick)
+
+
+def test_a_value_known_only_at_run_time_is_tested_inline_first(python: str) -> None:
+    """A name whose type is known only when the rule runs (`any`) passes an inline test when
+    it is a whole number; only any other value goes to `_cast`, which says what was wanted."""
+    assert "(v_skill if type(v_skill) is int else _cast(v_skill, 'num', SPAN_" in python
