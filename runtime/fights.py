@@ -318,6 +318,9 @@ _SHOWN_FROM_CALLS = frozenset(("delay", "lengthen", "ruling", "give", "end", "af
                                "trigger", "change", "turn", "tick", "event", "roll"))
 
 
+_WRITTEN_OUT = frozenset(("change", "roll"))  # a target or dice `_entry_parts` writes out
+
+
 def _log_steps(result: Result) -> Iterator[tuple[Any, ...]]:
     """The parts (kind, name, value, span, detail, depth) of the trace entries `_events`
     reads, made from the run's steps: a fight's trace is thousands of steps, most of them
@@ -334,7 +337,10 @@ def _log_steps(result: Result) -> Iterator[tuple[Any, ...]]:
             depth -= 1
         if kind != "branch" and (not depth or kind in _SHOWN_FROM_CALLS or (
                 kind == "choose" and str(step[4]).startswith("by referee"))):
-            yield _entry_parts(*step, depth=depth)
+            if kind in _WRITTEN_OUT or (len(step) == 5 and type(step[4]) is tuple):
+                yield _entry_parts(*step, depth=depth)
+            else:  # most steps are their own parts already (`let`, `choose`, `turn`, …)
+                yield step + (depth,) if len(step) == 5 else step + ("", depth)
         if kind == "call":
             depth += 1
 
