@@ -167,7 +167,11 @@ class Schedule:
         two simultaneous blows both land, and every tick due now still comes."""
         if self.ticks is not None and self.next_turns and self.ticks.due_now(self):
             return False
-        return all(when > self.now for when, _, _ in self.next_turns.values())
+        now = self.now
+        for when, _, _ in self.next_turns.values():  # asked every turn: a plain loop
+            if when <= now:
+                return False
+        return True
 
     def _party(self, span: Span, label: str, who: Any) -> None:
         if not isinstance(who, Combatant):
