@@ -100,3 +100,33 @@ def test_a_value_known_only_at_run_time_is_tested_inline_first(python: str) -> N
     """A name whose type is known only when the rule runs (`any`) passes an inline test when
     it is a whole number; only any other value goes to `_cast`, which says what was wanted."""
     assert "(v_skill if type(v_skill) is int else _cast(v_skill, 'num', SPAN_" in python
+
+
+def test_a_studys_state_figures_are_the_same_by_the_quick_path() -> None:
+    """A fighter's state as a study averages it: numbers as they are, each injury counted;
+    the quick path for numbers and words gives what the general one gave."""
+    from rulecraft.fight import _state_figures
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    rb = rulecraft.load("ringing_steel")
+    seen = []
+    fighters = [f for seed in range(4) for f in rb.fight(
+        [rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)], seed=seed,
+        policy="competent").fighters]
+    for fighter in fighters:
+        general = []
+        for f in fighter.model.fields:
+            if f.role != "state":
+                continue
+            value = fighter[f.name]
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                general.append((f.name, value))
+            if isinstance(value, dict):
+                general += [(f"{f.name}: {i}", 1) for v in value.values() for i in v]
+            elif isinstance(value, (list, tuple)):
+                general += [(f"{f.name}: {i}", 1) for i in value]
+        assert _state_figures(fighter) == general
+        seen += general
+    assert any(name.startswith("injuries: ") for name, _ in seen)
