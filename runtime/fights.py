@@ -8,14 +8,13 @@ fighters and writes the log.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .clock_calls import EVENT_KINDS, event_line
+from .collector import collector_paused
 from .combatants import Combatant
 from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
@@ -195,24 +194,6 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
                                   if p.type.kind == "combatant"][:len(finals)]
     called = {id(f): n for f, n in zip(finals, given) if n}
     return Fight(result, tuple(finals), clock, called, sides, traced)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector kept to what a fight makes while it is played (and its log
-    made): the objects there before (the compiled rulebook's tens of thousands among them) are
-    frozen out of its passes, then handed back as they were. A fight makes thousands of
-    short-lived values (trace steps, states, outcomes), and each full pass they set off walked
-    the rulebook too: measured, most of a traced Ringing Steel fight's time. Left alone when
-    the program froze objects itself or turned the collector off."""
-    if not gc.isenabled() or gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:

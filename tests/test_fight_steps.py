@@ -130,3 +130,38 @@ def test_a_studys_state_figures_are_the_same_by_the_quick_path() -> None:
         assert _state_figures(fighter) == general
         seen += general
     assert any(name.startswith("injuries: ") for name, _ in seen)
+
+
+def test_a_run_pauses_the_cycle_collector_and_hands_it_back() -> None:
+    """A run (`procedure.run`, as the duel benchmark's first row plays it) keeps the cycle
+    collector off the objects there before it, as a fight does; after it the collector is as
+    it was, and a program that froze objects itself keeps them frozen."""
+    import gc
+
+    from rulecraft.runtime import collector
+
+    seen: list[int] = []
+    real = collector.gc.freeze
+
+    def freeze() -> None:
+        seen.append(1)
+        real()
+
+    rb = rulecraft.load("ringing_steel")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
+    collector.gc.freeze = freeze  # type: ignore[assignment]
+    try:
+        first = rb.procedures["duel"].run(first=a, second=b, seed=3)
+    finally:
+        collector.gc.freeze = real  # type: ignore[assignment]
+    assert seen == [1] and gc.isenabled() and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        again = rb.procedures["duel"].run(first=a, second=b, seed=3)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert again.outcome == first.outcome and len(again.trace) == len(first.trace)
