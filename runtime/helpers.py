@@ -55,16 +55,19 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _spend(count: int, span: Span, limit: int) -> None:
         """`count` items about to be gone over, within `aggregate_items` for the evaluation
         and the work of the command under way."""
-        spent = budget.items + count if budget.open else count
+        is_open = budget.open
+        spent = budget.items + count if is_open else count
         if spent > limit:
             raise RangeError(f"working this out would go over more than {limit} items of lists "
                              f"and ranges (with the formula calls made for each) in all "
                              f"{Limits.hint('aggregate_items')}", span, source)
-        if budget.open:
+        if is_open:
             budget.items = spent
         work = opened()
-        if work is not None:
-            work.spend(count, span, source)
+        if work is not None:  # `Work.spend`, written out: every aggregate spends
+            work.left -= count
+            if work.left < 0:
+                work.refuse(span, source)
 
     def _items(items: Any, span: Span, limit: int, weight: int = 1) -> Any:
         """The collection an aggregate goes over, its items spent from the budget first (each
