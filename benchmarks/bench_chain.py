@@ -24,6 +24,7 @@ medians of interleaved repeats on a shared machine; the ratio is what to read.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -33,7 +34,7 @@ from typing import Any
 
 import rulecraft
 
-QUICK = "--quick" in sys.argv
+QUICK = False  # `--quick`, set by main
 CAP = 20  # rounds, for the capped rows
 STAMINA = (6, 10, 20)
 SKILL_A, SKILL_B = 1, 0
@@ -131,7 +132,21 @@ def compare(mine: Callable[[], Any], theirs: Callable[[], Any], number: int, rep
     return statistics.median(engine_s), statistics.median(baseline_s), statistics.median(ratios)
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
+    """The options (`--help` prints them and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_chain.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="each row briefly")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when a row misses its target (within 3x icepool)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    global QUICK
+    options = arguments().parse_args(argv)
+    QUICK = options.quick
     repeats = 1 if QUICK else 5
     failed = False
     print(f"{'exact odds of the simple duel':<44} {'engine':>11} {'icepool':>11} {'ratio':>7} "
@@ -142,7 +157,7 @@ def main() -> int:
         failed |= missed
         print(f"{name:<44} {_time(engine_s)} {_time(baseline_s)} {ratio:>6.2f}x "
               f"{f'≤{TARGET:g}x':>9}{'  MISSED' if missed else ''}")
-    return 1 if failed and "--strict" in sys.argv else 0
+    return 1 if failed and options.strict else 0
 
 
 def _time(value: float) -> str:
@@ -150,6 +165,4 @@ def _time(value: float) -> str:
 
 
 if __name__ == "__main__":
-    from usage import checked
-    checked(__doc__, {"--quick", "--strict"})
     sys.exit(main())

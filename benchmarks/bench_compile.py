@@ -29,6 +29,7 @@ repeat, and the row prints the median of each and the median of the per-repeat r
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
@@ -40,8 +41,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from usage import checked
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -194,18 +193,28 @@ def _mib(n: float) -> str:
     return f"{n / 2**20:8.1f} MiB"
 
 
+def arguments() -> argparse.ArgumentParser:
+    """The options (`--help` prints them and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_compile.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a brief run (200, 400 lines)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--lines", type=int, metavar="N", help="one size of N lines")
+    parser.add_argument("--repeats", type=int, metavar="R", help="interleaved repeats")
+    return parser
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         _child(argv[1], argv[2])
         return 0
-    checked(__doc__, {"--quick", "--strict", "--lines", "--repeats"}, argv)
-    quick = "--quick" in argv
-    strict = "--strict" in argv
+    options = arguments().parse_args(argv)
+    quick, strict = options.quick, options.strict
     sizes = [200, 400] if quick else [5_000, 10_000, 20_000]
-    if "--lines" in argv:
-        sizes = [int(argv[argv.index("--lines") + 1])]
-    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else \
-        (1 if quick else 3)
+    if options.lines is not None:
+        sizes = [options.lines]
+    repeats = options.repeats if options.repeats is not None else (1 if quick else 3)
     missed = []
     with tempfile.TemporaryDirectory() as folder:
         rows = compile_rows(sizes, repeats, folder)

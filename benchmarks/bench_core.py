@@ -27,6 +27,7 @@ ratios. The baselines do the same work as the engine (issue 9):
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import statistics
@@ -47,8 +48,8 @@ from hand_dice import (PARRIED_BLOW, careful_parried_blow, icepool_blow,  # noqa
 from hand_steel import (careful_melee, figures, icepool_outcomes, icepool_wounds,  # noqa: E402
                         plain_figures, plain_melee, skill)
 
-QUICK = "--quick" in sys.argv
-ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+QUICK = False  # `--quick`, set by main
+ONLY: list[str] | None = None  # `--only WORDS`, set by main
 SHEET_A = dict(strength=12, dexterity=12, constitution=11, willpower=10, training={"Sword": 5},
                weapon="Sword", armour="Standard")
 SHEET_B = dict(strength=13, dexterity=11, constitution=12, willpower=9, training={"Spear": 6},
@@ -246,7 +247,22 @@ def start_row() -> tuple[str, Callable[[], Any], Callable[[], Any], int, str, An
             process([sys.executable, "-c", least], env), 1 if QUICK else 3, "ratio", 2.0)
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
+    """The options (`--help` prints them and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_core.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="each row briefly")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--only", metavar="WORDS", type=lambda text: text.split(","),
+                        help="only the rows whose names hold one of these comma-separated words")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    global QUICK, ONLY
+    options = arguments().parse_args(argv)
+    QUICK, ONLY = options.quick, options.only
     repeats = 2 if QUICK else 7
     failed = False
     print(f"{'benchmark':<44} {'engine':>11} {'baseline':>11} {'ratio':>7} {'target':>9}")
@@ -260,7 +276,7 @@ def main() -> int:
         print(f"{name:<44} {_time(mine)} {_time(theirs) if theirs else '—':>11} "
               f"{f'{ratio:.2f}x' if ratio is not None else '—':>7} {shown:>9}"
               f"{'  MISSED' if missed else ''}")
-    return 1 if failed and "--strict" in sys.argv else 0
+    return 1 if failed and options.strict else 0
 
 
 def _time(value: float) -> str:
@@ -270,6 +286,4 @@ def _time(value: float) -> str:
 
 
 if __name__ == "__main__":
-    from usage import checked
-    checked(__doc__, {"--quick", "--only", "--strict"})
     sys.exit(main())

@@ -38,6 +38,7 @@ read.
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -305,6 +306,17 @@ def _interleaved(sides: list[Any], repeats: int) -> list[float]:
     return [statistics.median(t) for t in times]
 
 
+def arguments() -> argparse.ArgumentParser:
+    """The options (`--help` prints them and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_fights.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer fights and repeats")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="the competent study's size (200 with --quick, else 2000)")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """The rows: the default duel played as a run and as a fight (with its log's events);
     the competent duel as `rulecraft fight … --runs N --policy competent` plays it on one
@@ -313,9 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     from hand_competent import competent_duel
     from rulecraft.fight import study
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    quick = "--quick" in args
-    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 200 if quick else 2000
+    options = arguments().parse_args(argv)
+    quick = options.quick
+    runs = options.runs if options.runs is not None else 200 if quick else 2000
     duels, repeats = (40, 3) if quick else (200, 7)
     rb = rulecraft.load("ringing_steel")
     a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
@@ -347,6 +359,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from usage import checked
-    checked(__doc__, {"--quick", "--runs"})
     sys.exit(main())

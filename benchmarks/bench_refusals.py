@@ -11,6 +11,7 @@ are reported here instead. Each row is the median of `--repeats` runs (3 by defa
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import tempfile
@@ -96,8 +97,18 @@ ATTACKS: list[tuple[str, Attack]] = [
 ]
 
 
-def main() -> int:
-    repeats = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 3
+def arguments() -> argparse.ArgumentParser:
+    """The options (`--help` prints them and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_refusals.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=3, metavar="N",
+                        help="runs of each attack, the median reported (default 3)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    repeats = arguments().parse_args(argv).repeats
     print(f"{'attack':<52} {'exit':>4} {'seconds':>8} {'peak MB':>8}  limit named")
     for name, attack in ATTACKS:
         runs = []
@@ -112,6 +123,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    from usage import checked
-    checked(__doc__, {"--repeats"})
     sys.exit(main())

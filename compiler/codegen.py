@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import ast
 import builtins
 import keyword
 import re
@@ -13,7 +14,8 @@ from typing import Any
 import attrs
 
 from rulecraft.dsl import syntax as s
-from rulecraft.runtime.errors import RuleTypeError, Span
+from rulecraft.runtime.combatants import check_value
+from rulecraft.runtime.errors import RuleTypeError, RulecraftError, Span
 
 from .examples import ExampleSteps
 from .clock_events import ClockEventSteps
@@ -675,13 +677,26 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
         return codes
 
     def _checked(self, ref: str, code: str) -> str:
-        """An argument checked against a callee's parameter: a name of an enum passes an
-        inline test, so `_check` (which also reads other spellings) runs only when needed."""
-        vt = self.scope.constants[ref].type
-        if not code.isidentifier() or vt.kind != "enum" or vt.members is None:
+        """An argument checked against a callee's parameter: a literal the parameter takes as
+        it is is checked here, once (`_check(PARAM_diving, False)` on every blow was work
+        done at run time for an answer known now); a name of an enum, a whole number or a
+        yes/no passes an inline test, so `_check` (which also reads other spellings) runs
+        only when needed."""
+        param = self.scope.constants[ref]
+        vt = param.type
+        if _takes_literal(param, code):
+            return code
+        if not code.isidentifier():
             return f"_check({ref}, {code})"
-        fast = fast_check(code, ANY, None, None,
-                          self.scope.constant("MEMBERS_", frozenset(vt.members)))
+        if vt.kind == "enum" and vt.members is not None:
+            fast = fast_check(code, ANY, None, None,
+                              self.scope.constant("MEMBERS_", frozenset(vt.members)))
+        elif vt.kind == "integer":
+            fast = fast_check(code, INT, vt.low, vt.high, None)
+        elif vt.kind == "bool":
+            fast = f"type({code}) is bool"
+        else:
+            return f"_check({ref}, {code})"
         return f"({code} if {fast} else _check({ref}, {code}))"
 
     def visit_ForStep(self, step: s.ForStep, env: Env, depth: int) -> None:
@@ -804,6 +819,22 @@ def _plain_keyword(name: str) -> bool:
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _GENERATED = re.compile(r"^[A-Z]+(_|$)")  # NUM_…, DICE_…, T_…, COL_…: generated globals
+
+
+def _takes_literal(param: Any, code: str) -> bool:
+    """Whether `code` is a literal (a whole number, yes/no or text) that the parameter takes
+    unchanged, as `_check` would find at run time: then no check is left to run."""
+    try:
+        value = ast.literal_eval(code)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    if type(value) not in (int, bool, str):
+        return False
+    try:
+        checked = check_value(param.name, param.type, value, param.span, None)
+    except RulecraftError:
+        return False  # refused at run time, as it always was
+    return type(checked) is type(value) and checked == value
 
 
 def fast_check(name: str, t: T, low: Any, high: Any, members_ref: str | None) -> str:

@@ -48,6 +48,12 @@ GIVEN = T("any", maybe=True)
 _UNKNOWN = object()  # a lookup whose row is not known when compiling
 
 
+# The common case of a `_cast` tested inline (a value of the kind passes as it is; any other
+# goes to `_cast`, which says what was wanted): a whole number, the usual value of a figure.
+_INLINE_TESTS = {"int": "type({0}) is int", "num": "type({0}) is int",
+                 "bool": "type({0}) is bool", "name": "type({0}) is str"}
+
+
 class Emitter(OrderedExpressions, BandedLookups):
     """Translate one expression at a time against a scope and an environment of local names."""
 
@@ -102,7 +108,10 @@ class Emitter(OrderedExpressions, BandedLookups):
             return self.whole_time(code, node, "this needs a whole number")
         if t.kind != "any" or kind not in RUNTIME_KINDS:
             return code
-        return f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
+        cast = f"_cast({code}, {RUNTIME_KINDS[kind]!r}, {self.scope.span_ref(node.span)})"
+        if code.isidentifier() and kind in _INLINE_TESTS:  # a name: read twice, no cost
+            return f"({code} if {_INLINE_TESTS[kind].format(code)} else {cast})"
+        return cast
 
     def whole_time(self, code: str, node: s.Expr, what: str) -> str:
         """The clock's time where a whole number is wanted: as it is when it is whole, an error

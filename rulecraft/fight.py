@@ -254,6 +254,12 @@ def _state_figures(fighter: Combatant) -> list[tuple[str, Exact]]:
         if f.role != "state":
             continue
         value = fighter[f.name]
+        kind = type(value)
+        if kind is int or kind is float:  # most of a state: numbers (checked at C speed)
+            figures.append((f.name, _exact(value)))
+            continue
+        if kind is bool or kind is str or value is None:  # nothing to average
+            continue
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             figures.append((f.name, _exact(value)))
         items = [i for v in value.values() for i in v] if isinstance(value, Mapping) and all(

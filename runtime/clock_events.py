@@ -298,8 +298,9 @@ class Clock(Schedule):
         return who, when
 
     def settled(self) -> bool:
-        return super().settled() and all(e.when > self.now for e in self.pending) and \
-            all(t[0] > self.now for t in self.lanes.values())
+        return super().settled() and (not self.pending or all(
+            e.when > self.now for e in self.pending)) and (not self.lanes or all(
+                t[0] > self.now for t in self.lanes.values()))
 
     def _seal(self) -> None:
         if self.sealed:

@@ -258,9 +258,11 @@ class RunContext:
 
     def has(self, who: Any, condition: Any) -> bool:
         """Whether a party is under a condition now (one given for a time lasts until then)."""
-        held = self.conditions.get(id(who), {})
+        held = self.conditions.get(id(who))
+        if not held:  # the common case: under no condition at all
+            return False
         until = held.get(condition, False)
-        if until is False and held and type(condition) is str:  # held at some location?
+        if until is False and type(condition) is str:  # held at some location?
             until = anywhere(held, condition)
         if until is None:
             return True
@@ -360,7 +362,14 @@ class RunContext:
         for it (`choosing`), the nearest caller's answer first. A call of a procedure in a
         circle of calls (`circle`) goes at most `nesting_depth` deep; any other chain was
         measured when compiling."""
-        self._spend(span, cost)
+        # Its cost from the command's work, and the trace kept in bounds (only loops and
+        # calls grow either without bound): written out here and in `_pass`, as every one pays.
+        work = self.work
+        work.left -= cost
+        if work.left < 0:
+            work.refuse(span, self.source)
+        if len(self.trace) > self._mark:
+            self._keep_trace()
         if circle and self.calls_deep >= self.limits.nesting_depth:
             raise RangeError(f"procedures call one another more than "
                              f"{self.limits.nesting_depth} deep here "
@@ -449,12 +458,7 @@ class RunContext:
         if self.passes_made > self.limits.loop_passes:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
-        self._spend(span, cost, made, passes)
-
-    def _spend(self, span: Span, cost: int, made: int = 0, passes: int = 0) -> None:
-        """A pass or a call: its cost from the command's work, and the trace kept in bounds
-        (only loops and calls grow either without bound)."""
-        work = self.work
+        work = self.work  # as `call` spends
         work.left -= cost
         if work.left < 0:
             work.refuse(span, self.source, (made, passes) if passes else None)
@@ -465,7 +469,8 @@ class RunContext:
         """Drop the oldest trace entries once the trace outweighs `trace_entries`, down to
         half of it."""
         trace = self.trace
-        weight = self._weight + sum(map(_weight, trace[self._weighed:]))
+        new = trace[self._weighed:]  # each entry weighs one, and the items it holds
+        weight = self._weight + len(new) + sum([len(e[2]) for e in new if type(e[2]) in _SIZED])
         limit = self.limits.trace_entries
         if weight > limit and type(trace) is list:
             cut, depth = 0, self.dropped_depth
@@ -525,13 +530,14 @@ class RunContext:
 
 
 _WEIGH_EVERY = 64  # trace entries added between two weighings of the trace
+_SIZED = (tuple, dict)  # a value that weighs its items too (`_weight`)
 
 
 def _weight(entry: tuple[Any, ...]) -> int:
     """What a trace entry weighs against `trace_entries`: one, and the items of a list or map
     it holds (a loop growing a list keeps every size of it)."""
     value = entry[2]
-    return 1 + len(value) if type(value) in (tuple, dict) else 1
+    return 1 + len(value) if type(value) in _SIZED else 1
 
 
 def _empty(vt: ValueType | None, depth: int) -> Any:

@@ -11,6 +11,7 @@ clock itself. The runtime only keeps the times and picks the earliest.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from .clock_ticks import Ticks
@@ -58,6 +59,10 @@ class Schedule:
         self.last_tick: Any = 0
         self.targets: dict[int, Combatant] = {}  # whom each fighter aims at (runtime/sides.py)
         self.ticks: Ticks | None = None  # several `every` blocks, once the loop has begun
+        # A run whose trace nobody reads (many fights: `NoTrace`) drops every entry: its
+        # entries' words ("now at 14") are not written at all.
+        trace = ctx.trace
+        self.traced = not (type(trace) is deque and trace.maxlen == 0)
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""
@@ -71,8 +76,9 @@ class Schedule:
         self.order += 1
         self.stopped.discard(id(who))
         self.next_turns[id(who)] = (when, self.order, who)
-        self.ctx.trace.append(("act", label, when, span, (self.clock + (
-            f", {display(carried)} carried" if carried else ""), who)))
+        if self.traced:
+            self.ctx.trace.append(("act", label, when, span, (self.clock + (
+                f", {display(carried)} carried" if carried else ""), who)))
 
     def delay(self, span: Span, label: str, who: Any, by: Any) -> None:
         """`delay f by T`: the action f has under way completes T later; with none under way
@@ -82,11 +88,15 @@ class Schedule:
         found = self.next_turns.get(id(who))
         if found is None or found[0] <= self.now:
             self.carried[id(who)] = self.carried.get(id(who), 0) + by
-            self.ctx.trace.append(("delay", label, by, span, ("added to the next action", who)))
+            if self.traced:
+                self.ctx.trace.append(("delay", label, by, span,
+                                       ("added to the next action", who)))
             return
         when, order, _ = found
         self.next_turns[id(who)] = (when + by, order, who)
-        self.ctx.trace.append(("delay", label, by, span, (f"now at {display(when + by)}", who)))
+        if self.traced:
+            self.ctx.trace.append(("delay", label, by, span,
+                                   (f"now at {display(when + by)}", who)))
 
     def lengthen(self, span: Span, label: str, who: Any, by: Any) -> None:
         """`lengthen f by T`: the action f has under way completes T later; with none under way,
@@ -98,8 +108,9 @@ class Schedule:
             return
         when, order, _ = found
         self.next_turns[id(who)] = (when + by, order, who)
-        self.ctx.trace.append(("lengthen", label, by, span, (f"now at {display(when + by)}",
-                                                             who)))
+        if self.traced:
+            self.ctx.trace.append(("lengthen", label, by, span,
+                                   (f"now at {display(when + by)}", who)))
 
     def next_turn(self, who: Any) -> Any:
         """When the action `who` has under way completes (none if it has none)."""
@@ -125,17 +136,18 @@ class Schedule:
             return every.next(self, span, label)  # several `every` blocks: runtime/clock_ticks
         if not self.next_turns:
             return None
-        key = min(self.next_turns, key=lambda k: self.next_turns[k][:2])
-        soonest = self.next_turns[key][0]
-        if every is not None:
-            soonest = min(soonest, self.last_tick + every)
+        # The earliest (time, order): orders are unique, so the party is never compared.
+        first, _, who = min(self.next_turns.values())
+        key = id(who)
+        soonest = first if every is None else min(first, self.last_tick + every)
         self.ctx.within(span, "turns", self.turns, soonest)
-        if every is not None and self.last_tick + every <= self.next_turns[key][0]:
+        if every is not None and self.last_tick + every <= first:
             self.ctx._pass(span)  # ticks count against the run's loop budget, not the cap
             self.last_tick += every
             self.now = self.ctx.now = self.last_tick
-            self.ctx.trace.append(("tick", "every", every, span,
-                                   f"at {display(self.now)} {self.clock}"))
+            if self.traced:
+                self.ctx.trace.append(("tick", "every", every, span,
+                                       f"at {display(self.now)} {self.clock}"))
             return None, self.now
         return self.take(span, label, key)
 
@@ -145,7 +157,9 @@ class Schedule:
         self.now = self.ctx.now = when
         self.turns += 1
         self.ctx.values[label] = who
-        self.ctx.trace.append(("turn", label, who, span, f"at {display(when)} {self.clock}"))
+        if self.traced:
+            self.ctx.trace.append(("turn", label, who, span,
+                                   f"at {display(when)} {self.clock}"))
         return who, when
 
     def settled(self) -> bool:
@@ -153,7 +167,11 @@ class Schedule:
         two simultaneous blows both land, and every tick due now still comes."""
         if self.ticks is not None and self.next_turns and self.ticks.due_now(self):
             return False
-        return all(when > self.now for when, _, _ in self.next_turns.values())
+        now = self.now
+        for when, _, _ in self.next_turns.values():  # asked every turn: a plain loop
+            if when <= now:
+                return False
+        return True
 
     def _party(self, span: Span, label: str, who: Any) -> None:
         if not isinstance(who, Combatant):

@@ -8,20 +8,19 @@ fighters and writes the log.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .clock_calls import EVENT_KINDS, event_line
+from .collector import collector_paused
 from .combatants import Combatant
 from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
-from .results import Result, _entry, jsonable, who
+from .results import Result, _entry_parts, jsonable, who
 from .values import display
 
 if TYPE_CHECKING:
@@ -197,24 +196,6 @@ def fight(rulebook: Rulebook, fighters: Any, encounter: str | None = None,
     return Fight(result, tuple(finals), clock, called, sides, traced)
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector kept to what a fight makes while it is played (and its log
-    made): the objects there before (the compiled rulebook's tens of thousands among them) are
-    frozen out of its passes, then handed back as they were. A fight makes thousands of
-    short-lived values (trace steps, states, outcomes), and each full pass they set off walked
-    the rulebook too: measured, most of a traced Ringing Steel fight's time. Left alone when
-    the program froze objects itself or turned the collector off."""
-    if not gc.isenabled() or gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def until_arguments(encounter: Procedure, until: Any) -> tuple[Any, dict[str, Any]]:
     """`--until`: a time limit (a number: a run option) or the encounter's own `until` (a
     name: its argument)."""
@@ -266,60 +247,69 @@ def _arguments(encounter: Procedure, fighters: list[Combatant]) -> dict[str, Any
 def _events(result: Result) -> list[dict[str, Any]]:
     """The encounter's own steps, the calls it makes with their dice and outcome, and every
     effect on time (a delay made inside a called blow too); each with the time, the party
-    whose turn it is (`who`) and the party it concerns (`party`)."""
+    whose turn it is (`who`) and the party it concerns (`party`). Read from the steps' parts
+    (`_log_steps`): no trace entry is made for a fight's log."""
     now: Any = 0
     events: list[dict[str, Any]] = []
+    append = events.append
     parties: dict[str, Any] = {}  # the encounter's names for fighters, as they stand now
     turn: Any = None
     call: dict[str, Any] | None = None
-    for entry in _log_entries(result):
-        if entry.kind in ("turn", "tick", "event"):  # detail: "at 12 tenths"
-            now = _time(entry.detail.split()[1])
-            turn = entry.value if entry.kind == "turn" else None
-        rounds = entry.kind == "let" and entry.name == "round" and entry.depth == 0 and \
-            turn is None and isinstance(entry.value, int)
+    for kind, name, value, span, detail, depth in _log_steps(result):
+        if kind in _TIMED:  # detail: "at 12 tenths"
+            now = _time(detail.split()[1])
+            turn = value if kind == "turn" else None
+        rounds = kind == "let" and name == "round" and depth == 0 and \
+            turn is None and isinstance(value, int)
         if rounds:
-            now = entry.value  # a clock of rounds: its time is the round (`let round = 2`)
-        if entry.depth == 0 and isinstance(entry.value, Combatant):
-            parties[entry.name] = entry.value
-        if call is not None and entry.depth and entry.kind == "roll":  # the call's dice
-            call["dice"].append({"name": entry.name, "value": entry.value,
-                                 "dice": str(entry.detail[0]) if entry.detail else ""})
+            now = value  # a clock of rounds: its time is the round (`let round = 2`)
+        if depth == 0 and isinstance(value, Combatant):
+            parties[name] = value
+        if call is not None and depth and kind == "roll":  # the call's dice
+            call["dice"].append({"name": name, "value": value,
+                                 "dice": str(detail[0]) if detail else ""})
         # What a called procedure does to the fight shows as the encounter's own steps do: its
         # effects on time, the conditions it gives and ends, the referee's calls.
-        if entry.kind == "branch" or (entry.depth and entry.kind not in (
-                "delay", "lengthen", "ruling", "give", "end", "after", "cancel", "trigger",
-                "change") and not _referees(entry)):
+        if kind == "branch" or (depth and kind not in _SHOWN_FROM_CALLED and
+                                not _referees(kind, detail)):
             continue
-        event = {"time": now, "who": turn, "kind": entry.kind, "name": entry.name,
-                 "value": entry.value, "detail": entry.detail, "line": entry.line,
-                 "party": _party(entry, parties)}
-        if entry.kind == "give":
-            event["until"] = _until(entry.detail)
+        event = {"time": now, "who": turn, "kind": kind, "name": name, "value": value,
+                 "detail": detail, "line": span.line if span else None,
+                 "party": _party(kind, name, detail, parties)}
+        if kind == "give":
+            event["until"] = _until(detail)
         if rounds:
             event["round"] = True  # a pass of the clock, as a turn is
-        if entry.kind == "call":
+        if kind == "call":
             call = event
             event["dice"] = []
-        elif entry.kind == "return" and call is not None:
-            call["value"], call["procedure"], call = entry.value, call["value"], None
+        elif kind == "return" and call is not None:
+            call["value"], call["procedure"], call = value, call["value"], None
             continue
-        events.append(event)
+        append(event)
     return events
 
 
+_TIMED = frozenset(("turn", "tick", "event"))  # their detail says the time: "at 12 tenths"
+# What a called procedure does that the log shows as the encounter's own steps.
+_SHOWN_FROM_CALLED = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
+                                "trigger", "change"))
 # What a called procedure does that the log shows, as the encounter's own steps are shown.
 _SHOWN_FROM_CALLS = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
                                "trigger", "change", "turn", "tick", "event", "roll"))
 
 
-def _log_entries(result: Result) -> Iterator[Any]:
-    """The trace entries `_events` reads, made from the run's steps: a fight's trace is
-    thousands of steps, most of them inside calls or branches the log does not show, and an
-    entry is made only for those it does (all of them, from `Result.trace`, when the trace
-    was cut short or has been read already)."""
+_WRITTEN_OUT = frozenset(("change", "roll"))  # a target or dice `_entry_parts` writes out
+
+
+def _log_steps(result: Result) -> Iterator[tuple[Any, ...]]:
+    """The parts (kind, name, value, span, detail, depth) of the trace entries `_events`
+    reads, made from the run's steps: a fight's trace is thousands of steps, most of them
+    inside calls or branches the log does not show, and only those it does are read (all of
+    them, from `Result.trace`, when the trace was cut short or has been read already)."""
     if result._trace is not None or result.dropped[0]:
-        yield from result.trace
+        for e in result.trace:
+            yield e.kind, e.name, e.value, e.span, e.detail, e.depth
         return
     depth = 0
     for step in result._steps:
@@ -328,23 +318,28 @@ def _log_entries(result: Result) -> Iterator[Any]:
             depth -= 1
         if kind != "branch" and (not depth or kind in _SHOWN_FROM_CALLS or (
                 kind == "choose" and str(step[4]).startswith("by referee"))):
-            yield _entry(*step, depth=depth)
+            if kind in _WRITTEN_OUT or (len(step) == 5 and type(step[4]) is tuple):
+                yield _entry_parts(*step, depth=depth)
+            else:  # most steps are their own parts already (`let`, `choose`, `turn`, …)
+                yield step + (depth,) if len(step) == 5 else step + ("", depth)
         if kind == "call":
             depth += 1
 
 
-def _referees(entry: Any) -> bool:
+def _referees(kind: str, detail: Any) -> bool:
     """A decision of the referee's, which the log shows from whatever call makes it."""
-    return entry.kind == "choose" and str(entry.detail).startswith("by referee")
+    return kind == "choose" and str(detail).startswith("by referee")
 
 
-def _party(entry: Any, parties: dict[str, Any]) -> Any:
+def _party(kind: str, name: str, detail: Any, parties: dict[str, Any]) -> Any:
     """The combatant a step concerns: named in its detail, else by the encounter's label."""
-    found = getattr(entry.detail, "party", None)
-    if found is not None or entry.kind not in ("give", "end", "act", "delay", "lengthen",
-                                               "stop", "wait", "ready", "aim"):
+    found = getattr(detail, "party", None)
+    if found is not None or kind not in _LABELLED:
         return found
-    return parties.get(entry.name)
+    return parties.get(name)
+
+
+_LABELLED = frozenset(("give", "end", "act", "delay", "lengthen", "stop", "wait", "ready", "aim"))
 
 
 def _until(detail: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
+from itertools import chain
 from typing import Any
 
 from . import clock_calls, values
@@ -54,16 +55,19 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _spend(count: int, span: Span, limit: int) -> None:
         """`count` items about to be gone over, within `aggregate_items` for the evaluation
         and the work of the command under way."""
-        spent = budget.items + count if budget.open else count
+        is_open = budget.open
+        spent = budget.items + count if is_open else count
         if spent > limit:
             raise RangeError(f"working this out would go over more than {limit} items of lists "
                              f"and ranges (with the formula calls made for each) in all "
                              f"{Limits.hint('aggregate_items')}", span, source)
-        if budget.open:
+        if is_open:
             budget.items = spent
         work = opened()
-        if work is not None:
-            work.spend(count, span, source)
+        if work is not None:  # `Work.spend`, written out: every aggregate spends
+            work.left -= count
+            if work.left < 0:
+                work.refuse(span, source)
 
     def _items(items: Any, span: Span, limit: int, weight: int = 1) -> Any:
         """The collection an aggregate goes over, its items spent from the budget first (each
@@ -85,8 +89,8 @@ def make_helpers(source: str) -> dict[str, Any]:
     def _flatten(mapping: Mapping[Any, tuple[Any, ...]], span: Span,
                  limit: int) -> tuple[Any, ...]:
         """Every item of a map of lists (all injuries, whatever the area)."""
-        _spend(sum(len(items) for items in mapping.values()), span, limit)
-        return tuple(item for items in mapping.values() for item in items)
+        _spend(sum(map(len, mapping.values())), span, limit)
+        return tuple(chain.from_iterable(mapping.values()))
 
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
         if isinstance(mapping, Record):

@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from .collector import collector_paused
 from .combatants import Combatant, ValueType, check_value
 from . import exact
 from .context import ExactContext, Finished, NoTrace, RunContext
@@ -204,7 +205,8 @@ class Procedure:
         `seed`: a whole number for reproducible dice; `limits`: the caps on what a roll may ask.
         `policy=NAME` (and, for an encounter, `time_limit=N`) are run options, unless the
         procedure has a parameter or choice of that name."""
-        return self.run_with(NO_OPTIONS, dice, seed, choices, limits, **args)
+        with collector_paused():  # a run's many short-lived values: runtime/collector.py
+            return self.run_with(NO_OPTIONS, dice, seed, choices, limits, **args)
 
     def run_with(
         self,

@@ -156,6 +156,13 @@ class Result:
 
 def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "",
            depth: int = 0) -> TraceEntry:
+    return TraceEntry(*_entry_parts(kind, name, value, span, detail, depth))
+
+
+def _entry_parts(kind: str, name: str, value: Any, span: Span | None, detail: Any = "",
+                 depth: int = 0) -> tuple[str, str, Any, Span | None, Any, int]:
+    """A run's step as a trace entry's parts (kind, name, value, span, detail, depth): the
+    target named, the dice written out, the detail naming its party (`About`)."""
     if kind == "change" and isinstance(name, tuple):
         party, field, index = name
         name = f"{party}.{field}" + "".join(f"[{display(i)}]" for i in index)
@@ -164,7 +171,7 @@ def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = ""
         detail = f"{dice}: {', '.join(map(str, faces))}" if faces else str(dice)
     elif type(detail) is tuple:  # (text, party), as the run context records a delay cheaply
         detail = About(*detail)
-    return TraceEntry(kind, name, value, span, detail, depth)
+    return kind, name, value, span, detail, depth
 
 
 def who(combatant: Combatant) -> str:

@@ -163,16 +163,3 @@ def test_the_benchmark_has_rows_for_what_is_not_the_engine_s_best_case():
                 "10 d10 in one procedure, exact sum"):
         assert row in done.stdout
 
-
-@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("bench_*.py")))
-def test_every_benchmark_says_its_usage_and_refuses_an_option_it_does_not_know(script):
-    # Asked for --help, bench_core, bench_fights and bench_chain ran minutes of benchmark
-    # (issue 19's closing note).
-    shown = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True,
-                           text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    assert len(shown.stdout.splitlines()) >= 3 and "--" in shown.stdout, shown.stdout  # its doc
-    wrong = subprocess.run([sys.executable, str(BENCH / script), "--bogus"], capture_output=True,
-                           text=True, timeout=60)
-    assert wrong.returncode == 2
-    assert "unknown option --bogus" in wrong.stderr
