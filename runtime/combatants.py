@@ -196,6 +196,7 @@ class CombatantModel:
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
     _given_at: dict[str, int] | None = attrs.field(default=None, repr=False, init=False)
+    _listy: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         if self._by_name is None:
@@ -216,6 +217,15 @@ class CombatantModel:
             self._given = tuple(f.name for f in self.fields if f.role != "derived")
         return self._given
 
+    @property
+    def listy_names(self) -> tuple[str, ...]:
+        """The given fields that can hold a list or map: only they can be `bulky` (a whole
+        number or a name never is), so only they are looked at before a state is remembered."""
+        if self._listy is None:
+            self._listy = tuple(f.name for f in self.fields if f.role != "derived" and (
+                f.type is None or f.type.kind in ("map", "list", "any")))
+        return self._listy
+
     def _combined(self, f: Field, value: Any, given: dict[str, Any]) -> Any:
         """A state list as it stands once its items are combined ("two Bruises ... a L Wound")."""
         names = f.type.index_names() if f.type is not None else []
@@ -235,19 +245,26 @@ class CombatantModel:
             key = _freeze(values)
         cached = self._cache.get(key)
         if cached is None:
-            cached = dict(values)
-            try:
-                if changed is None or not self.figures:
-                    self.derive(cached)
-                else:
-                    self._rederive(cached, changed)
-            except ARITHMETIC as err:
-                raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
-                                       f"{self.name}", self.span, self.source) from None
-            if not any(bulky(values[n]) for n in self.given_names):  # what the key holds
-                if len(self._cache) > 4096:
-                    self._cache.clear()
-                self._cache[key] = cached
+            cached = self._worked_out(values, key, changed)
+        return cached
+
+    def _worked_out(self, values: dict[str, Any], key: tuple[Any, ...],
+                    changed: str | None = None, own: bool = False) -> dict[str, Any]:
+        """`derived` once `key` is known not to be remembered (`changed` has looked).
+        `own`: `values` is the caller's fresh copy, filled in place instead of copied again."""
+        cached = values if own else dict(values)
+        try:
+            if changed is None or not self.figures:
+                self.derive(cached)
+            else:
+                self._rederive(cached, changed)
+        except ARITHMETIC as err:
+            raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
+                                   f"{self.name}", self.span, self.source) from None
+        if not any(bulky(cached[n]) for n in self.listy_names):  # what the key holds
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = cached
         return cached
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
@@ -369,7 +386,7 @@ class Combatant:
             if cached is None:
                 values = dict(self._values)  # its figures too: those downstream are redone
                 values[name] = value
-                cached = model.derived(values, image, changed=name)
+                cached = model._worked_out(values, image, changed=name, own=True)
             found = Combatant(model, cached)
             found._key = image
             if not bulky(value):
