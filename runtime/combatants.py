@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -167,14 +168,55 @@ class Field:
     clamped: bool = False  # `set`/`add` hold it to its range instead of refusing
 
 
+_MISSING = object()
+MEMO_SIZE = 4096  # a figure's remembered results, at most (then it starts again)
+
+
+def _reader(reads: frozenset[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The values of `reads`, in a fixed order, as a tuple (`itemgetter` gives a bare value
+    for one name, nothing for none)."""
+    names = sorted(reads)
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        only = names[0]
+        return lambda values: (values[only],)
+    return lambda values: ()
+
+
 @attrs.frozen
 class Figure:
     """A derived figure's own generated function (`d_anti_parry(v)`) and the fields it reads
-    (given or derived): when none of them changed, neither did it."""
+    (given or derived): when none of them changed, neither did it; when they hold values met
+    before (by this combatant or another of the model), it is what it was then."""
 
     name: str
     fn: Callable[[dict[str, Any]], Any] = attrs.field(repr=False)
     reads: frozenset[str] = frozenset()
+    _read: Callable[[dict[str, Any]], tuple[Any, ...]] = attrs.field(
+        init=False, repr=False, eq=False, default=attrs.Factory(
+            lambda self: _reader(self.reads), takes_self=True))
+    _memo: dict[tuple[Any, ...], Any] = attrs.field(init=False, repr=False, eq=False,
+                                                    factory=dict)
+
+    def worked_out(self, values: dict[str, Any]) -> Any:
+        """The figure for `values`, remembered by what it reads: a fight's fatigue goes up and
+        down through a few dozen values, and its ~30 figures were worked out again each time.
+        The key holds each value's type too (1, 1.0 and true are equal in Python, not in a
+        rule's arithmetic); a map read (injuries) cannot be a key, and is worked out."""
+        read = self._read(values)
+        key = (*read, *map(type, read))
+        memo = self._memo
+        try:
+            found = memo.get(key, _MISSING)
+        except TypeError:  # unhashable: a map among the values read
+            return self.fn(values)
+        if found is _MISSING:
+            found = self.fn(values)
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[key] = found
+        return found
 
 
 @attrs.define(eq=False)
@@ -269,12 +311,13 @@ class CombatantModel:
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
         """The figures downstream of `changed`, in dependency order, each worked out again
-        only when something it reads came out different."""
+        (or found remembered: `Figure.worked_out`) only when something it reads came out
+        different."""
         moved = {changed}
         for figure in self._downstream_of(changed):
             if figure.reads.isdisjoint(moved):
                 continue
-            old, new = values[figure.name], figure.fn(values)
+            old, new = values[figure.name], figure.worked_out(values)
             if type(new) is not type(old) or new != old:
                 values[figure.name] = new
                 moved.add(figure.name)

@@ -6,7 +6,7 @@ every given field was a tenth of a state change's cost); what is remembered is u
 from __future__ import annotations
 
 import rulecraft
-from rulecraft.runtime.combatants import REMEMBERED
+from rulecraft.runtime.combatants import MEMO_SIZE, REMEMBERED, Figure
 
 RULES = """rulebook t "T"
 
@@ -45,3 +45,41 @@ def test_a_short_change_is_remembered_and_a_long_list_is_not() -> None:
     assert tallied.load == 5 and len(model._cache) == 1
     short = tired.changed("marks", (1, 2))
     assert short.load == 7 and len(model._cache) == 2
+
+
+def test_a_figure_is_remembered_by_the_values_it_reads_and_their_types() -> None:
+    """"a fight's fatigue goes up and down through a few dozen values, and its ~30 figures were
+    worked out again each time": a figure met with the same values read is not worked out
+    again; 1, 1.0 and true are equal in Python but not the same value to a rule."""
+    calls: list[object] = []
+
+    def kind(values: dict) -> str:
+        calls.append(values["x"])
+        return type(values["x"]).__name__ + str(values["y"])
+
+    figure = Figure("kind", kind, frozenset({"x", "y"}))
+    assert figure.worked_out({"x": 1, "y": 2, "z": 0}) == "int2"
+    assert figure.worked_out({"x": 1, "y": 2, "z": 5}) == "int2"  # z is not read
+    assert figure.worked_out({"x": True, "y": 2}) == "bool2"
+    assert figure.worked_out({"x": 1.0, "y": 2}) == "float2"
+    assert figure.worked_out({"x": 1, "y": 3}) == "int3"
+    assert calls == [1, True, 1.0, 1]
+    assert figure.worked_out({"x": {"Arm": ("Bruise",)}, "y": 2}) == "dict2"  # a map: no key
+    assert figure.worked_out({"x": {"Arm": ("Bruise",)}, "y": 2}) == "dict2"
+    assert len(calls) == 6
+
+
+def test_a_figure_reading_one_field_or_none_is_remembered_too() -> None:
+    calls: list[int] = []
+    one = Figure("double", lambda v: calls.append(1) or v["x"] * 2, frozenset({"x"}))
+    assert one.worked_out({"x": 4}) == 8 and one.worked_out({"x": 4}) == 8
+    none = Figure("seven", lambda v: calls.append(1) or 7)
+    assert none.worked_out({}) == 7 and none.worked_out({"x": 1}) == 7
+    assert calls == [1, 1]
+
+
+def test_a_figures_memory_is_bounded() -> None:
+    figure = Figure("same", lambda v: v["x"], frozenset({"x"}))
+    for x in range(MEMO_SIZE * 2 + 5):
+        assert figure.worked_out({"x": x}) == x
+    assert len(figure._memo) <= MEMO_SIZE
