@@ -61,6 +61,8 @@ class Param:
 
 def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source: str | None) -> Any:
     """Validate and convert a value handed in from Python against its declared type."""
+    if type(value) is bool and vt.kind == "bool":  # most calls in a fight (`_check`): yes/no
+        return value
     try:
         value = to_internal(value)
     except NotARuleValue as err:

@@ -83,3 +83,19 @@ def test_a_figures_memory_is_bounded() -> None:
     for x in range(MEMO_SIZE * 2 + 5):
         assert figure.worked_out({"x": x}) == x
     assert len(figure._memo) <= MEMO_SIZE
+
+
+def test_a_yes_no_value_is_checked_as_before() -> None:
+    """The check of a yes/no argument (most of a fight's `check_value` calls) answers as the
+    full check does: true and false pass, 1 and "yes" do not."""
+    import pytest
+
+    from rulecraft.runtime.combatants import ValueType, check_value
+    from rulecraft.runtime.errors import RangeError
+
+    yes_no = ValueType("bool", "bool")
+    assert check_value("winded", yes_no, True, None, None) is True
+    assert check_value("winded", yes_no, False, None, None) is False
+    for wrong in (1, 0, "yes", None):
+        with pytest.raises(RangeError, match="winded must be"):
+            check_value("winded", yes_no, wrong, None, None)
