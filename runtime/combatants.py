@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -60,6 +61,8 @@ class Param:
 
 def check_value(name: str, vt: ValueType, value: Any, span: Span | None, source: str | None) -> Any:
     """Validate and convert a value handed in from Python against its declared type."""
+    if type(value) is bool and vt.kind == "bool":  # most calls in a fight (`_check`): yes/no
+        return value
     try:
         value = to_internal(value)
     except NotARuleValue as err:
@@ -167,14 +170,55 @@ class Field:
     clamped: bool = False  # `set`/`add` hold it to its range instead of refusing
 
 
+_MISSING = object()
+MEMO_SIZE = 4096  # a figure's remembered results, at most (then it starts again)
+
+
+def _reader(reads: frozenset[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The values of `reads`, in a fixed order, as a tuple (`itemgetter` gives a bare value
+    for one name, nothing for none)."""
+    names = sorted(reads)
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        only = names[0]
+        return lambda values: (values[only],)
+    return lambda values: ()
+
+
 @attrs.frozen
 class Figure:
     """A derived figure's own generated function (`d_anti_parry(v)`) and the fields it reads
-    (given or derived): when none of them changed, neither did it."""
+    (given or derived): when none of them changed, neither did it; when they hold values met
+    before (by this combatant or another of the model), it is what it was then."""
 
     name: str
     fn: Callable[[dict[str, Any]], Any] = attrs.field(repr=False)
     reads: frozenset[str] = frozenset()
+    _read: Callable[[dict[str, Any]], tuple[Any, ...]] = attrs.field(
+        init=False, repr=False, eq=False, default=attrs.Factory(
+            lambda self: _reader(self.reads), takes_self=True))
+    _memo: dict[tuple[Any, ...], Any] = attrs.field(init=False, repr=False, eq=False,
+                                                    factory=dict)
+
+    def worked_out(self, values: dict[str, Any]) -> Any:
+        """The figure for `values`, remembered by what it reads: a fight's fatigue goes up and
+        down through a few dozen values, and its ~30 figures were worked out again each time.
+        The key holds each value's type too (1, 1.0 and true are equal in Python, not in a
+        rule's arithmetic); a map read (injuries) cannot be a key, and is worked out."""
+        read = self._read(values)
+        key = (*read, *map(type, read))
+        memo = self._memo
+        try:
+            found = memo.get(key, _MISSING)
+        except TypeError:  # unhashable: a map among the values read
+            return self.fn(values)
+        if found is _MISSING:
+            found = self.fn(values)
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[key] = found
+        return found
 
 
 @attrs.define(eq=False)
@@ -196,6 +240,7 @@ class CombatantModel:
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
     _given_at: dict[str, int] | None = attrs.field(default=None, repr=False, init=False)
+    _listy: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         if self._by_name is None:
@@ -216,6 +261,15 @@ class CombatantModel:
             self._given = tuple(f.name for f in self.fields if f.role != "derived")
         return self._given
 
+    @property
+    def listy_names(self) -> tuple[str, ...]:
+        """The given fields that can hold a list or map: only they can be `bulky` (a whole
+        number or a name never is), so only they are looked at before a state is remembered."""
+        if self._listy is None:
+            self._listy = tuple(f.name for f in self.fields if f.role != "derived" and (
+                f.type is None or f.type.kind in ("map", "list", "any")))
+        return self._listy
+
     def _combined(self, f: Field, value: Any, given: dict[str, Any]) -> Any:
         """A state list as it stands once its items are combined ("two Bruises ... a L Wound")."""
         names = f.type.index_names() if f.type is not None else []
@@ -235,29 +289,37 @@ class CombatantModel:
             key = _freeze(values)
         cached = self._cache.get(key)
         if cached is None:
-            cached = dict(values)
-            try:
-                if changed is None or not self.figures:
-                    self.derive(cached)
-                else:
-                    self._rederive(cached, changed)
-            except ARITHMETIC as err:
-                raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
-                                       f"{self.name}", self.span, self.source) from None
-            if not any(bulky(values[n]) for n in self.given_names):  # what the key holds
-                if len(self._cache) > 4096:
-                    self._cache.clear()
-                self._cache[key] = cached
+            cached = self._worked_out(values, key, changed)
+        return cached
+
+    def _worked_out(self, values: dict[str, Any], key: tuple[Any, ...],
+                    changed: str | None = None, own: bool = False) -> dict[str, Any]:
+        """`derived` once `key` is known not to be remembered (`changed` has looked).
+        `own`: `values` is the caller's fresh copy, filled in place instead of copied again."""
+        cached = values if own else dict(values)
+        try:
+            if changed is None or not self.figures:
+                self.derive(cached)
+            else:
+                self._rederive(cached, changed)
+        except ARITHMETIC as err:
+            raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
+                                   f"{self.name}", self.span, self.source) from None
+        if not any(bulky(cached[n]) for n in self.listy_names):  # what the key holds
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = cached
         return cached
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
         """The figures downstream of `changed`, in dependency order, each worked out again
-        only when something it reads came out different."""
+        (or found remembered: `Figure.worked_out`) only when something it reads came out
+        different."""
         moved = {changed}
         for figure in self._downstream_of(changed):
             if figure.reads.isdisjoint(moved):
                 continue
-            old, new = values[figure.name], figure.fn(values)
+            old, new = values[figure.name], figure.worked_out(values)
             if type(new) is not type(old) or new != old:
                 values[figure.name] = new
                 moved.add(figure.name)
@@ -369,7 +431,7 @@ class Combatant:
             if cached is None:
                 values = dict(self._values)  # its figures too: those downstream are redone
                 values[name] = value
-                cached = model.derived(values, image, changed=name)
+                cached = model._worked_out(values, image, changed=name, own=True)
             found = Combatant(model, cached)
             found._key = image
             if not bulky(value):
