@@ -389,13 +389,12 @@ class Stepper:
         else:
             mask = tuple(sorted({p for slot in read if slot < self.params
                                  for p in party_of[slot]}))
-        if not (other or parted):
-            return Place(_key_function(simple, mask), mask, live, asked)
+        if not parted:
+            return Place(_key_function(simple, mask, other), mask, live, asked)
 
         def values(frame: Any, states: list[Combatant]) -> Any:
-            return (tuple(_keyed(frame[i], states) for i in other),
-                    tuple(_fields(frame[i], names, states) for i, names in parted))
-        return Place(_key_function(simple, mask, values), mask, live, asked)
+            return tuple(_fields(frame[i], names, states) for i, names in parted)
+        return Place(_key_function(simple, mask, other, values), mask, live, asked)
 
 
 class Plan(list):  # type: ignore[type-arg]
@@ -431,19 +430,23 @@ class Place:
         self.asked = asked  # what each call here asks of its callee, by the segment after it
 
 
-def _key_function(simple: list[int], mask: tuple[int, ...],
+def _key_function(simple: list[int], mask: tuple[int, ...], other: tuple[int, ...] = (),
                   values: Callable[[Any, list[Combatant]], Any] | None = None
                   ) -> Callable[[Any, list[Combatant]], Any] | None:
     """A key function written out for its slots and parties (`lambda f, s: (f[7], f[15],
     id(s[0]._values))`): it runs once per state arriving, so it does no more than that. Its
-    text is made of numbers alone. None where nothing tells states apart: every state there
-    merges into one, keyed ()."""
-    parts = [f"f[{i}]" for i in simple] + (["v(f, s)"] if values is not None else []) + \
-        [f"id(s[{p}]._values)" for p in mask]
+    text is made of numbers alone. A slot of a value of any kind (`other`: a number or none, a
+    party, a list) is keyed as it is when it holds a simple value, the usual case, and through
+    `_keyed` only otherwise (a call per state saved where the odds merge on a number whose
+    kind the compiler does not know, as melee_attack's `excess`). None where nothing tells
+    states apart: every state there merges into one, keyed ()."""
+    parts = [f"f[{i}]" for i in simple] + \
+        [f"(f[{i}] if type(f[{i}]) in S else k(f[{i}], s))" for i in other] + \
+        (["v(f, s)"] if values is not None else []) + [f"id(s[{p}]._values)" for p in mask]
     if not parts:
         return None
     return eval(f"lambda f, s: ({''.join(part + ', ' for part in parts)})",
-                {"v": values, "id": id})
+                {"v": values, "id": id, "type": type, "S": _SIMPLE, "k": _keyed})
 
 
 def _key(key: Callable[[Any, list[Combatant]], Any] | None, frame: Any,

@@ -165,3 +165,17 @@ def test_the_melee_attack_by_outcome_plays_a_few_segments_per_face(played):
     assert odds == attack.path_odds(attacker=a, defender=b)
     assert sum(odds.values()) == 1
     assert 0 < played["melee_attack"] <= 600
+
+
+def test_a_loose_slot_is_keyed_as_it_is_when_simple_else_through_keyed() -> None:
+    """Issue 19 (exact): "Make those odds merge again ... answers unchanged": a slot whose kind
+    the compiler does not know (melee_attack's `excess`) is keyed by the value itself when it
+    is simple (no call per state), and a party or a list in it as `_keyed` keys it."""
+    rb = rulecraft.load("ringing_steel")
+    one, two = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
+    key = exact._key_function([], (), (0,))
+    assert key is not None
+    assert key([7], [one]) == (7,) and key([None], [one]) == (None,)
+    assert key([two], [one, two]) == (("@party", 1),)
+    assert key([[one, 3]], [one, two]) == (("@list", ("@party", 0), 3),)
+    assert exact._key_function([], (), ()) is None
