@@ -19,6 +19,7 @@ from .exact import Stepper
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import DEFAULT_LIMITS, Limits
+from .fight_sides import WINNER, sides_of, winner
 from .results import Outcome, Result, TraceEntry
 from .sampling import Estimate
 from .values import display, to_public
@@ -278,9 +279,13 @@ class Procedure:
         """The odds estimated from `count` seeded runs, for procedures too large to work out
         exactly: each outcome (or value `by` picks out) with how often it came up and the 95%
         interval its probability lies in (`Estimate`)."""
-        if isinstance(by, str) and by != "outcome":
-            self._known(by)
-        key = self._key(by)
+        if by == WINNER and self.clock is not None and not any(
+                WINNER in fields for fields in self.outcomes.values()):
+            key: Callable[[Result], Any] = self._standing  # as the exact odds by winner
+        else:
+            if isinstance(by, str) and by != "outcome":
+                self._known(by)
+            key = self._key(by)
         counted: dict[Any, int] = {}
         played = self.runs(count, seed=seed, choices=choices, limits=limits, **args)
         for _ in range(count):
@@ -291,6 +296,17 @@ class Procedure:
             group = self._group(key(result), by)
             counted[group] = counted.get(group, 0) + 1
         return {group: Estimate(n, count) for group, n in counted.items()}
+
+    def _standing(self, result: Result) -> str | None:
+        """An encounter's winner where its outcomes name none: the side alone standing at the
+        end (never stopped), None for a draw or a fight never begun — as `Fight.winner` and
+        the exact odds by winner (runtime/fight_odds.py) tell it."""
+        sched = result.schedule
+        if sched is None or not (sched.turns or sched.rounds):
+            return None
+        sides = sides_of(self, result.combatants)
+        return winner(sides, [c for _, members in sides for c in members
+                              if id(c) not in sched.fallen])
 
     @staticmethod
     def _key(by: str | Callable[[Result], Any]) -> Callable[[Result], Any]:

@@ -48,9 +48,12 @@ def test_a_sweep_by_winner_is_exact_where_the_chain_allows():
 def test_odds_by_winner_from_the_command_line(tmp_path):
     rules = tmp_path / "stand.rules"
     rules.write_text(STAND, encoding="utf-8")
-    done = CliRunner().invoke(cli, ["odds", str(rules), "duel", "a.name=Ann", "a.speed=10",
-                                    "a.stamina=3", "b.name=Bob", "b.speed=12", "b.stamina=4",
-                                    "--by", "winner", "--exact"])
+    given = ["odds", str(rules), "duel", "a.name=Ann", "a.speed=10", "a.stamina=3",
+             "b.name=Bob", "b.speed=12", "b.stamina=4", "--by", "winner"]
+    sampled = CliRunner().invoke(cli, [*given, "--samples", "200", "--seed", "1"])
+    assert sampled.exit_code == 0 and "estimated from 200 seeded runs" in sampled.output, \
+        sampled.output
+    done = CliRunner().invoke(cli, [*given, "--exact"])
     assert done.exit_code == 0, done.output
     rb, args = duel(STAND)
     odds = rb.procedures["duel"].odds(by="winner", **args)
@@ -90,3 +93,13 @@ def test_a_side_of_several_stands_while_any_of_its_fighters_does():
     # c falls first (2 faces of the 4 that fell anyone): 1/2; else one of a and b fell, and
     # c falls before the other (2 faces of 3): 1/2 × 2/3
     assert odds == {"a and b": Fraction(5, 6), "c": Fraction(1, 6)}
+
+
+def test_sampled_odds_by_winner_count_the_side_left_standing():
+    # The exact odds' refusal advises `--samples`: by winner, the samples count who stands as
+    # the exact odds and a played fight do.
+    rb, args = duel(STAND)
+    exact = rb.procedures["duel"].odds(by="winner", **args)
+    sampled = rb.procedures["duel"].sample(400, by="winner", seed=5, **args)
+    assert set(sampled) <= {"a", "b", None} and sum(e.count for e in sampled.values()) == 400
+    assert abs(float(sampled["a"]) - float(exact["a"])) < 0.08
