@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import ast
 import builtins
 import keyword
+import os
 import re
 from collections.abc import Callable
 from typing import Any

@@ -362,14 +362,7 @@ class RunContext:
         for it (`choosing`), the nearest caller's answer first. A call of a procedure in a
         circle of calls (`circle`) goes at most `nesting_depth` deep; any other chain was
         measured when compiling."""
-        # Its cost from the command's work, and the trace kept in bounds (only loops and
-        # calls grow either without bound): written out here and in `_pass`, as every one pays.
-        work = self.work
-        work.left -= cost
-        if work.left < 0:
-            work.refuse(span, self.source)
-        if len(self.trace) > self._mark:
-            self._keep_trace()
+        self._spend(span, cost)
         if circle and self.calls_deep >= self.limits.nesting_depth:
             raise RangeError(f"procedures call one another more than "
                              f"{self.limits.nesting_depth} deep here "
@@ -458,7 +451,12 @@ class RunContext:
         if self.passes_made > self.limits.loop_passes:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
-        work = self.work  # as `call` spends
+        self._spend(span, cost, made, passes)
+
+    def _spend(self, span: Span, cost: int, made: int = 0, passes: int = 0) -> None:
+        """A pass or a call: its cost from the command's work, and the trace kept in bounds
+        (only loops and calls grow either without bound)."""
+        work = self.work
         work.left -= cost
         if work.left < 0:
             work.refuse(span, self.source, (made, passes) if passes else None)

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import NoAnswer
 
@@ -155,17 +155,20 @@ def _too_many_places(value: Decimal, places: int, name: str) -> str:
     return f"{to}: a calculation keeps {kept} digits in all, so it cannot round to so many places"
 
 
-# floor, ceil and round to a whole number take a Decimal that is finite and of fewer than
-# `_DIGITS` digits in one step (`math.floor`, `to_integral_value`): the answer `_quantize`
-# finds, at a fraction of its cost; any other goes to `_quantize` (which refuses, saying why).
+def _plain_whole(x: Number, places: int) -> TypeGuard[Decimal]:
+    """Whether floor, ceil or round of `x` to `places` is a whole number of a finite Decimal of
+    fewer than `_DIGITS` digits: worked out in one step (`math.floor`, `to_integral_value`),
+    the answer `_quantize` finds at a fraction of its cost; any other goes to `_quantize`
+    (which refuses, saying why)."""
+    return not places and type(x) is Decimal and x.is_finite() and x.adjusted() < _DIGITS
 
 
 def floor(x: Number, places: int = 0) -> Number:
     """`floor`: round toward minus infinity ("rounded down")."""
     if type(x) is int:
         return x
-    if not places and type(x) is Decimal and x.is_finite() and x.adjusted() < _DIGITS:
-        return math.floor(x)  # exact, as quantizing to a whole number is, and faster
+    if _plain_whole(x, places):
+        return math.floor(x)
     return _quantize(x, places, decimal.ROUND_FLOOR, "floor")
 
 
@@ -173,21 +176,21 @@ def ceil(x: Number, places: int = 0) -> Number:
     """`ceil`: round toward plus infinity ("round up")."""
     if type(x) is int:
         return x
-    if not places and type(x) is Decimal and x.is_finite() and x.adjusted() < _DIGITS:
+    if _plain_whole(x, places):
         return math.ceil(x)
     return _quantize(x, places, decimal.ROUND_CEILING, "ceil")
 
 
 def round_half_up(x: Number, places: int = 0) -> Number:
     """`round`: to the nearest, halves away from zero ("rounding normally", "Round 0.5 up")."""
-    if not places and type(x) is Decimal and x.is_finite() and x.adjusted() < _DIGITS:
+    if _plain_whole(x, places):
         return int(x.to_integral_value(decimal.ROUND_HALF_UP))
     return _quantize(x, places, decimal.ROUND_HALF_UP, "round")
 
 
 def round_half_down(x: Number, places: int = 0) -> Number:
     """`round_half_down`: to the nearest, halves toward zero ("rounding halves down")."""
-    if not places and type(x) is Decimal and x.is_finite() and x.adjusted() < _DIGITS:
+    if _plain_whole(x, places):
         return int(x.to_integral_value(decimal.ROUND_HALF_DOWN))
     return _quantize(x, places, decimal.ROUND_HALF_DOWN, "round_half_down")
 

@@ -5,6 +5,7 @@ exactly, and a share that can never end reported as such (runtime/fight_chain.py
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -13,28 +14,10 @@ from rulecraft.runtime import fight_odds
 from rulecraft.runtime.errors import RangeError
 from rulecraft.runtime.fight_chain import NEVER_ENDS, absorbed, components
 
-# Issue 19's simple duel: "both roll 2d6 + skill, the higher takes 2 stamina".
-SIMPLE = """rulebook simple "Simple duel"
-combatant fighter:
-  name: name
-  skill: 0..10
-  state stamina: 0..40 = 10 clamped
-encounter duel "Both roll 2d6 + skill, the higher takes 2 stamina" (a: fighter, b: fighter):
-  clock rounds
-  each round:
-    roll ra = 2d6
-    roll rb = 2d6
-    if ra + a.skill > rb + b.skill:
-      set b.stamina = b.stamina - 2
-    if rb + b.skill > ra + a.skill:
-      set a.stamina = a.stamina - 2
-  ends when a.stamina == 0 or b.stamina == 0
-  no cap
-  afterwards:
-    if a.stamina == 0:
-      outcome b_wins
-    outcome a_wins
-"""
+# Issue 19's simple duel: "both roll 2d6 + skill, the higher takes 2 stamina" — the docs' own
+# example file (README, `rulecraft odds docs/examples/simple_duel.rules duel …`).
+SIMPLE = (Path(__file__).resolve().parent.parent / "docs" / "examples" /
+          "simple_duel.rules").read_text(encoding="utf-8")
 
 
 @pytest.fixture
