@@ -22,7 +22,7 @@ from .clock_ticks import TickSteps
 from .encounters import ENDINGS, EncounterSteps
 from .expressions import Emitter, Env
 from .local_names import local_order
-from .order import names_used
+from .order import names_used, nodes_in
 from .outcomes import Schema
 from .referee import RefereeSteps
 from .scope import Scope, cost
@@ -290,7 +290,7 @@ class Writer(EncounterSteps, ClockEventSteps, RefereeSteps, TickSteps, ExampleSt
     def _check_set(self, node: s.Expr, env: Env) -> None:
         if not self.unset:
             return
-        local = {a.var for a in _walk(node) if isinstance(a, s.Aggregate)}
+        local = {a.var for a in nodes_in(node) if isinstance(a, s.Aggregate)}
         for name, used in names_used(node, calls=False):
             if name in self.unset and name in env and name not in local:
                 self.scope.error(RuleTypeError, f"{name} is not set on every path to here: set "
@@ -764,19 +764,6 @@ def _outcome_steps(steps: tuple[Any, ...]) -> list[s.OutcomeStep]:
 
 
 _blocks = s.blocks  # the blocks nested in a step
-
-
-def _walk(node: Any) -> list[Any]:
-    """Every syntax node inside an expression."""
-    found = [node]
-    if attrs.has(type(node)):
-        for f in attrs.fields(type(node)):
-            value = getattr(node, f.name)
-            items = value if isinstance(value, tuple) else (value,)
-            for item in items:
-                if attrs.has(type(item)) and f.name != "span":
-                    found += _walk(item)
-    return found
 
 
 def _bound_names(steps: tuple[Any, ...]) -> list[str]:

@@ -18,7 +18,7 @@ from .literals import combatant_literal, visit_map
 from . import sides as fight_sides
 from .cells import number, parse_dice, snake
 from .clock_units import unit_name
-from .order import formula_calls, names_used
+from .order import evaluates, formula_calls, names_used
 from .banded import BandedLookups
 from .ordered import ORDER_BUILTINS, OrderedExpressions
 from .scope import Scope, TableInfo
@@ -73,6 +73,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         self._nested = False  # inside an expression being translated
         self._summing = False  # inside the terms of a sum (`a + b - c`): its outermost checks
         self._aggregates = False  # that expression has an aggregate in it
+        self._spenders = 0  # the places in it spending items from its budget (`items_limit`)
+        self._flat_gone_over: s.Expr | None = None  # an aggregate's `flatten(m)`, being written
         self.sides: fight_sides.Sides | None = None  # the sides of the encounter being written
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
@@ -82,15 +84,23 @@ class Emitter(OrderedExpressions, BandedLookups):
             raise AssertionError(f"no emitter for {type(node).__name__}") from None
         if self._nested:
             return visit(node, env)
-        self._nested, self._aggregates = True, False
+        self._nested, self._aggregates, self._spenders = True, False, 0
         try:
             code, t = visit(node, env)
         finally:
             self._nested = False
-        if self._aggregates:
+        if self._aggregates and (self._spenders > 1 or evaluates(node, self.scope.formulas)):
             # One budget of items for the whole of it, aggregates nested or in a row alike.
+            # (A lone aggregate's items are the whole budget: no `_evaluation` to gather them.)
             code = f"_evaluation(lambda: {code})"
         return code, t
+
+    @property
+    def items_limit(self) -> int:
+        """`aggregate_items`, for a helper spending items from the expression's budget: each
+        one asking is counted (a lone spender needs no `_evaluation` gathering them)."""
+        self._spenders += 1
+        return self.scope.limits.aggregate_items
 
     def condition(self, node: s.Expr, env: Env) -> tuple[str, T]:
         """An expression that must be yes or no (`if`, `and`, `or`, `not`)."""
@@ -202,7 +212,7 @@ class Emitter(OrderedExpressions, BandedLookups):
         if ends is None:
             return "None", ANY
         limits = self.scope.limits
-        return f"_range({ends}, {limits.key_span}, {limits.aggregate_items})", T("list", item=INT)
+        return f"_range({ends}, {limits.key_span}, {self.items_limit})", T("list", item=INT)
 
     def _range_ends(self, node: s.RangeExpr, env: Env) -> str | None:
         """A range's two ends, then where it is written: the first arguments of its helpers."""
@@ -367,7 +377,7 @@ class Emitter(OrderedExpressions, BandedLookups):
             return f"({left} {node.op} {right})", BOOL
         where = self.scope.span_ref(node.span)
         return f"({negated}_member({left}, {right}, {where}, " \
-            f"{self.scope.limits.aggregate_items}))", BOOL
+            f"{self.items_limit}))", BOOL
 
     def _joined_lists(self, node: s.Binary, left: str, lt: T, right: str,
                       rt: T) -> tuple[str, T]:
@@ -380,7 +390,7 @@ class Emitter(OrderedExpressions, BandedLookups):
         where = self.scope.span_ref(node.span)
         limits = self.scope.limits
         return f"_joined({left}, {right}, {where}, {limits.list_items}, " \
-            f"{limits.aggregate_items})", T("list", item=item)
+            f"{self.items_limit})", T("list", item=item)
 
     def _check_comparable(self, node: s.Binary, lt: T, rt: T) -> None:
         if "outcome" in (lt.kind, rt.kind):  # `save == "made"`: the outcome's name
@@ -790,9 +800,10 @@ class Emitter(OrderedExpressions, BandedLookups):
                 return self._bad(f"flatten needs a map of lists, not {ct}", node.args[0])
             code = self.cast(code, ct, "map", node.args[0])
             item = ct.item.item if ct.kind == "map" and ct.item and ct.item.kind == "list" else ANY
+            if self._flat_gone_over is node:  # its items are spent by the aggregate going over it
+                return f"_flattened({code})", T("list", item=item)
             where = self.scope.span_ref(node.span)
-            return f"_flatten({code}, {where}, {self.scope.limits.aggregate_items})", \
-                T("list", item=item)
+            return f"_flatten({code}, {where}, {self.items_limit})", T("list", item=item)
         if name in SIDE_BUILTINS:
             return fight_sides.call(self, node, args)
         if name in BUILTINS:
@@ -808,7 +819,7 @@ class Emitter(OrderedExpressions, BandedLookups):
         value, vt = self.present(*self.expr(node.args[1], env), node.args[1])
         self.check_member(node.args[1], vt, item)
         where = self.scope.span_ref(node.span)
-        return f"_count({code}, {value}, {where}, {self.scope.limits.aggregate_items})", INT
+        return f"_count({code}, {value}, {where}, {self.items_limit})", INT
 
     def _rounding(self, node: s.Call, env: Env) -> tuple[str, T]:
         if node.named or not 1 <= len(node.args) <= 2:
@@ -885,12 +896,15 @@ class Emitter(OrderedExpressions, BandedLookups):
             return self._bad(f"only {', '.join(AGGREGATES[:-1])} and {AGGREGATES[-1]} go over "
                              "a collection", node)
         self._aggregates = True
+        flat = _flattening(node.collection)
+        self._flat_gone_over = node.collection if flat else None
         coll, var_type = self._gone_over(node, env)
         where = self.scope.span_ref(node.span)
-        # Each item costs one, and one more for every formula call its body makes.
-        weight = 1 + sum(self.scope.formula_costs.get(c.name, 1)
-                         for c in formula_calls(node.body, self.scope.formulas))
-        coll = f"_items({coll}, {where}, {self.scope.limits.aggregate_items}" + (
+        # Each item costs one, and one more for every formula call its body makes; going over
+        # `flatten(m)`, one more for flattening it.
+        weight = 1 + flat + sum(self.scope.formula_costs.get(c.name, 1)
+                                for c in formula_calls(node.body, self.scope.formulas))
+        coll = f"_items({coll}, {where}, {self.items_limit}" + (
             f", {weight})" if weight > 1 else ")")
         inner = dict(env)
         inner[node.var] = (f"v_{node.var}", var_type)
@@ -999,3 +1013,10 @@ def _parties_may_meet(a: T, b: T) -> bool:
     a, b = a.sure(), b.sure()
     return a.kind == b.kind == "combatant" and bool(
         set((a.ref or "").split(UNION)) & set((b.ref or "").split(UNION)))
+
+
+def _flattening(collection: s.Expr) -> bool:
+    """Whether an aggregate goes over `flatten(m)`: the items are spent once, by the aggregate
+    (one more each), and the list is made without a budget of its own (`_flattened`)."""
+    return isinstance(collection, s.Call) and collection.name == "flatten" and \
+        len(collection.args) == 1 and not collection.named

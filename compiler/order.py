@@ -57,6 +57,25 @@ def formula_calls(node: object, formulas: Mapping[str, object]) -> Iterator[s.Ca
                     yield from formula_calls(inner, formulas)
 
 
+def nodes_in(node: object) -> list[object]:
+    """Every syntax node inside an expression, itself first."""
+    found = [node]
+    for field in node_parts(type(node)):
+        value = getattr(node, field)
+        for item in value if isinstance(value, tuple) else (value,):
+            for inner in item if isinstance(item, tuple) else (item,):
+                if node_parts(type(inner)):
+                    found += nodes_in(inner)
+    return found
+
+
+def evaluates(node: object, formulas: Mapping[str, object]) -> bool:
+    """Whether an expression calls a formula or looks something up (a table's cell may be an
+    expression of its own): what it works out may go over collections of its own."""
+    return any(isinstance(n, s.Index) or isinstance(n, s.Call) and n.name in formulas
+               for n in nodes_in(node))
+
+
 def order(depends: Mapping[str, list[tuple[str, object]]]) -> tuple[list[str], list[list[str]]]:
     """A topological order of the keys, and every cycle found (each as the names round it)."""
     done: list[str] = []

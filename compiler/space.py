@@ -122,7 +122,6 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
              "parties_within": (2, 2), "occupies": (2, 2), "in_hexes": (2, 2)}[name]
     if not shape[0] <= n <= shape[1]:
         return em._bad(f"{name} takes {_usage(name)}", node)
-    limit = em.scope.limits.aggregate_items
     if name == "hex":
         q, r = (number_arg(em, a, env, "a hex's coordinate") for a in args)
         return f"_sp_hex({q}, {r}, {where})", HEX
@@ -160,14 +159,14 @@ def space_call(em: Emitter, node: s.Call, env: Env) -> tuple[str, T] | None:
     if name in ("hexes_within", "parties_within"):
         moves = number_arg(em, args[1], env, f"{name}'s moves")
         if name == "hexes_within":
-            return f"_sp_within({first}, {moves}, {where}, {limit})", HEX_LIST
+            return f"_sp_within({first}, {moves}, {where}, {em.items_limit})", HEX_LIST
         return f"_sp_parties_within(_ctx.parties, {first}, {moves}, {where})", \
             T("list", item=_party(em))
     second = hex_arg(em, args[1], env, f"{name}'s second argument")
     if name == "distance":
         return f"_sp_distance({first}, {second}, {where})", INT
     if name == "line":
-        return f"_sp_line({first}, {second}, {where}, {limit})", HEX_LIST
+        return f"_sp_line({first}, {second}, {where}, {em.items_limit})", HEX_LIST
     if name == "facing_to":
         return f"_sp_facing_to({first}, {second}, {where})", FACING.or_none()
     return f"_sp_approach({first}, {second}, {where})", INT.or_none()

@@ -110,6 +110,8 @@ class RunContext:
         # Nobody chose: the default is the run's policy's answer when that policy answers this
         # choice (the rule's default folds it in), and the trace says so.
         unset = f"policy {self.policy}" if self.policy in policies else "default"
+        if standing is not None and not self.conditions.get(id(standing[0])):
+            standing = None  # a party under no condition at all: no standing constraint binds
         if standing is not None or secret or self.answered:
             return self._choose_knowing(span, name, party, options, default, standing, seeing,
                                         secret, unset)

@@ -88,6 +88,10 @@ def make_helpers(source: str) -> dict[str, Any]:
                  limit: int) -> tuple[Any, ...]:
         """Every item of a map of lists (all injuries, whatever the area)."""
         _spend(sum(map(len, mapping.values())), span, limit)
+        return _flattened(mapping)
+
+    def _flattened(mapping: Mapping[Any, tuple[Any, ...]]) -> tuple[Any, ...]:
+        """`flatten(m)` gone over by an aggregate, which spends its items (`_items`)."""
         return tuple(chain.from_iterable(mapping.values()))
 
     def _item(mapping: Any, key: Any, span: Span, label: str) -> Any:
@@ -334,6 +338,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_in_range": _in_range,
         "_evaluation": _evaluation,
         "_items": _items,
+        "_flattened": _flattened,
         "_member": _member,
         "_best": _best,
         "_sort": _sort,
