@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from heapq import heappop, heappush
 from operator import itemgetter
 from typing import Any
 
@@ -234,8 +235,8 @@ class CombatantModel:
     derive: Callable[[dict[str, Any]], None] = attrs.field(default=None, repr=False)
     combiners: Mapping[str, Callable[..., Any]] = attrs.field(factory=dict, repr=False)
     figures: tuple[Figure, ...] = attrs.field(default=(), repr=False)  # in dependency order
-    _downstream: dict[str, tuple[Figure, ...]] = attrs.field(factory=dict, repr=False,
-                                                             init=False)
+    _read_by: dict[str, tuple[int, ...]] | None = attrs.field(default=None, repr=False,
+                                                              init=False)
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
@@ -314,27 +315,28 @@ class CombatantModel:
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
         """The figures downstream of `changed`, in dependency order, each worked out again
         (or found remembered: `Figure.worked_out`) only when something it reads came out
-        different."""
-        moved = {changed}
-        for figure in self._downstream_of(changed):
-            if figure.reads.isdisjoint(moved):
-                continue
+        different: a figure that comes out as it was passes nothing on, and the figures
+        reading only it are never looked at."""
+        figures, readers = self.figures, self._readers()
+        due = list(readers.get(changed, ()))  # places in `figures`, in dependency order
+        while due:
+            figure = figures[heappop(due)]
             old, new = values[figure.name], figure.worked_out(values)
             if type(new) is not type(old) or new != old:
                 values[figure.name] = new
-                moved.add(figure.name)
+                for at in readers.get(figure.name, ()):
+                    if at not in due:
+                        heappush(due, at)
 
-    def _downstream_of(self, name: str) -> tuple[Figure, ...]:
-        """The figures reading `name`, directly or through another figure, in order."""
-        found = self._downstream.get(name)
-        if found is None:
-            reached, kept = {name}, []
-            for figure in self.figures:
-                if not figure.reads.isdisjoint(reached):
-                    reached.add(figure.name)
-                    kept.append(figure)
-            found = self._downstream[name] = tuple(kept)
-        return found
+    def _readers(self) -> dict[str, tuple[int, ...]]:
+        """For each field, where the figures reading it directly stand in `figures`."""
+        if self._read_by is None:
+            found: dict[str, list[int]] = {}
+            for at, figure in enumerate(self.figures):
+                for name in figure.reads:
+                    found.setdefault(name, []).append(at)
+            self._read_by = {name: tuple(ats) for name, ats in found.items()}
+        return self._read_by
 
     def build(self, /, **given: Any) -> Combatant:
         """Validate the given characteristics and state, then compute every derived figure."""

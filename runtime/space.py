@@ -19,7 +19,7 @@ from .encounters import DIRECTIONS
 from .errors import Span
 
 
-@attrs.frozen(order=True, slots=True, repr=False)
+@attrs.frozen(order=True, slots=True, repr=False, cache_hash=True)
 class Hex:
     """One hex of the grid: `hex(2, -1)` in a rule, `(2, -1)` in a trace."""
 

@@ -56,12 +56,12 @@ def test_a_point_of_fatigue_below_the_limit_works_out_only_what_reads_it():
     figures = MODEL.figures
     try:
         MODEL.figures = tuple(type(f)(f.name, _counted(f, worked), f.reads) for f in figures)
-        MODEL._downstream.clear()
+        MODEL._read_by = None
         MODEL._cache.clear()
         tired = fighter.changed("fatigue", 1)
     finally:
         MODEL.figures = figures
-        MODEL._downstream.clear()
+        MODEL._read_by = None
     assert tired.fatigue == 1 and tired.fatigue_over == 0
     assert set(worked) == {f.name for f in figures if "fatigue" in f.reads}
     assert "anti_parry" not in worked and "fatigue_over" in worked
