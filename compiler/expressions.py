@@ -75,6 +75,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         self._aggregates = False  # that expression has an aggregate in it
         self._spenders = 0  # the places in it spending items from its budget (`items_limit`)
         self._flat_gone_over: s.Expr | None = None  # an aggregate's `flatten(m)`, being written
+        # The last division of two whole numbers written: the node, and its operands' Python.
+        self._whole_division: tuple[Any, str, str] = (None, "", "")
         self.sides: fight_sides.Sides | None = None  # the sides of the encounter being written
 
     def expr(self, node: s.Expr, env: Env) -> tuple[str, T]:
@@ -338,6 +340,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
         lt, rt = lt.sure(), rt.sure()
         if op == "/":
+            if lt == INT and rt == INT:  # rounded at once, it is done in whole numbers
+                self._whole_division = (node, left, right)
             if isinstance(node.right, s.Number) and number(node.right.text) != 0:
                 return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
             return f"_div({left}, {right})", NUM
@@ -838,6 +842,9 @@ class Emitter(OrderedExpressions, BandedLookups):
         helper = _ROUNDING[node.name]
         if places:
             return f"{helper}({code}, {places})", NUM
+        if self._whole_division[0] is node.args[0]:  # `round(a / 4)` of whole numbers
+            _, left, right = self._whole_division
+            return f"_ratio({left}, {right}, {node.name!r})", INT
         return f"{helper}({code})", INT
 
     def _formula_call(self, node: s.Call, env: Env) -> tuple[str, T]:

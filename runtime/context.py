@@ -151,7 +151,17 @@ class RunContext:
                 raise RangeError(f"the function choosing {name} for {party} failed: {err!r}",
                                  span, self.source) from err
             by = "chooser"
-        chosen = fighter_named(to_internal(chosen), options)
+        if type(chosen) is not str or chosen not in options:  # else one of them, by name
+            chosen = self._option_meant(span, name, party, to_internal(chosen), options)
+        self.values[name] = chosen
+        self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
+        return chosen
+
+    def _option_meant(self, span: Span, name: str, party: str, chosen: Any,
+                      options: list[Any]) -> Any:
+        """The option a choice given otherwise than as one of them means: a fighter by his
+        name, a name in other capitals, a hex as a pair; an error if none."""
+        chosen = fighter_named(chosen, options)
         if chosen not in options and match_name(chosen, options) is not None:
             chosen = match_name(chosen, options)
         if chosen not in options and any(type(o) is Hex for o in options):
@@ -165,8 +175,6 @@ class RunContext:
                 span,
                 self.source,
             )
-        self.values[name] = chosen
-        self.trace.append(("choose", name, chosen, span, f"by {party}, {by}"))
         return chosen
 
     def _choose_knowing(self, span: Span, name: str, party: str, options: Sequence[Any],

@@ -326,6 +326,7 @@ def make_helpers(source: str) -> dict[str, Any]:
         "_round_half_down": values.round_half_down,
         "_round_half_even": values.round_half_even,
         "_truncate": values.truncate,
+        "_ratio": values.ratio,
         "_ln": values.ln,
         "_sqrt": values.sqrt,
         "_dice": dice,

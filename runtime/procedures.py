@@ -103,7 +103,7 @@ def _parties(arguments: dict[str, Any]) -> dict[str, Combatant]:
 
 def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
     """`Procedure._quick`: the arguments with the defaults in place and a gap for each
-    combatant, and each combatant's (place, name, model); () unless every parameter is a
+    combatant, each combatant's (place, name, model), and the parameters' names; () unless every parameter is a
     combatant without a default or another with a plain default (a list or map is copied for
     a run)."""
     template: list[Any] = []
@@ -115,7 +115,8 @@ def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
                 type(p.default) in (dict, tuple, list):
             return ()
         template.append(p.default)
-    return (tuple(template), tuple(combatants)) if combatants else ()
+    names = frozenset(p.name for p in params)
+    return (tuple(template), tuple(combatants), names) if combatants else ()
 
 
 @attrs.frozen
@@ -241,7 +242,8 @@ class Procedure:
         if not choices:
             fighters = self._fighters(args)
             if fighters is not None:
-                return self._start(source, {}, *fighters, traced=traced, options=options)
+                picked, *handles = fighters
+                return self._start(source, picked, *handles, traced=traced, options=options)
         arguments, picked, found = self._arguments(args, choices, options is NO_OPTIONS)
         return self._play(source, arguments, picked, found if options is NO_OPTIONS else options,
                           traced)
@@ -576,20 +578,24 @@ class Procedure:
                              f"{day!r}", self.span, self.source)
         return RunOptions(policy, time_limit, day)
 
-    def _fighters(self, args: dict[str, Any]) -> tuple[list[Any], dict[str, Combatant],
-                                                       set[int]] | None:
-        """A run's handles, made in the pass that checks the arguments, when the combatants
-        are given, each of its model, and every other parameter is left to its default (a blow
-        between two fighters); else None, and the general path checks the arguments and says
-        what is wrong."""
+    def _fighters(self, args: dict[str, Any]) -> tuple[dict[str, Any], list[Any],
+                                                       dict[str, Combatant], set[int]] | None:
+        """The choices given and a run's handles, made in the pass that checks the arguments,
+        when the combatants are given, each of its model, every other parameter is left to its
+        default, and anything else given is a choice (a blow between two fighters, the defence
+        named); else None, and the general path checks the arguments and says what is
+        wrong."""
         if self._quick is None:
             self._quick = _quick_plan(self.params)
         if not self._quick:
             return None
-        template, combatants = self._quick
+        template, combatants, names = self._quick
+        picked = {k: v for k, v in args.items() if k in self.choice_names and k not in names}
         # Each combatant is found below, so nothing else is given; one given twice (one handle
         # for both) is left to the general path.
-        if len(args) != len(combatants) or len(set(map(id, args.values()))) != len(args):
+        fighters = len(args) - len(picked)
+        if fighters != len(combatants) or len({id(args[name]) for _, name, _ in combatants
+                                               if name in args}) != fighters:
             return None
         handed = list(template)  # in the order of the parameters
         named: dict[str, Combatant] = {}
@@ -598,7 +604,7 @@ class Procedure:
             if type(value) is not Combatant or value.model.name != model:
                 return None
             handed[at] = named[name] = value.handle()
-        return handed, named, set(map(id, named.values()))
+        return picked, handed, named, set(map(id, named.values()))
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any],
               options: RunOptions, traced: bool = True) -> Result:

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from decimal import Decimal
 from fractions import Fraction
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from .errors import NoAnswer
@@ -205,6 +206,38 @@ def truncate(x: Number, places: int = 0) -> Number:
     return _quantize(x, places, decimal.ROUND_DOWN, "truncate")
 
 
+def ratio(a: Number, b: Number, rounding: str) -> Number:
+    """`floor(a / b)`, `round(a / b)`, …: for whole numbers of a plain size, worked out in
+    whole numbers (a blow's damage factor, every blow), with the answers of the division's
+    exact quotient rounded; any other as `div` and the rounding give it. (Within these sizes
+    the 28 digits a division keeps hold the quotient closer than any half it could round to.)"""
+    if type(a) is not int or type(b) is not int or not b or \
+            not -_PLAIN_DIVIDEND < a < _PLAIN_DIVIDEND or not -_PLAIN_DIVISOR < b < _PLAIN_DIVISOR:
+        return _ROUNDED[rounding](div(a, b))
+    if b < 0:
+        a, b = -a, -b
+    whole, left = divmod(a, b)  # whole <= a / b < whole + 1
+    if not left:
+        return whole
+    if rounding == "floor":
+        return whole
+    if rounding == "ceil":
+        return whole + 1
+    if rounding == "truncate":  # toward zero: up from below zero
+        return whole + (a < 0)
+    twice = 2 * left  # against b: below or past the half, to the nearest
+    if twice != b:
+        return whole + (twice > b)
+    if rounding == "round":  # a half: away from zero
+        return whole + (a > 0)
+    if rounding == "round_half_down":  # toward zero
+        return whole + (a < 0)
+    return whole + whole % 2  # round_half_even: to the even one
+
+
+_PLAIN_DIVIDEND, _PLAIN_DIVISOR = 10 ** 15, 10 ** 6
+
+
 def ln(x: Number) -> Decimal:
     """Natural logarithm in double precision (it is irrational anyway), as an exact Decimal.
 
@@ -265,3 +298,8 @@ def match_name(value: Any, members: Any) -> Any:
     folded = value.casefold()
     found = [m for m in members if isinstance(m, str) and m.casefold() == folded]
     return found[0] if len(found) == 1 else None
+
+
+_ROUNDED: dict[str, Callable[[Number], Number]] = {
+    "floor": floor, "ceil": ceil, "round": round_half_up, "round_half_down": round_half_down,
+    "round_half_even": round_half_even, "truncate": truncate}
