@@ -112,7 +112,7 @@ class RunContext:
         unset = f"policy {self.policy}" if self.policy in policies else "default"
         if standing is not None and not self.conditions.get(id(standing[0])):
             standing = None  # a party under no condition at all: no standing constraint binds
-        if standing is not None or secret or self.answered:
+        if standing is not None or secret or name in self.answered:
             return self._choose_knowing(span, name, party, options, default, standing, seeing,
                                         secret, unset)
         if name not in self.choices and type(options) is tuple and default in options:
