@@ -242,8 +242,8 @@ class Procedure:
         if not choices:
             fighters = self._fighters(args)
             if fighters is not None:
-                picked, *handles = fighters
-                return self._start(source, picked, *handles, traced=traced, options=options)
+                picked, handed, named, handles = fighters
+                return self._start(source, picked, handed, named, handles, traced, options)
         arguments, picked, found = self._arguments(args, choices, options is NO_OPTIONS)
         return self._play(source, arguments, picked, found if options is NO_OPTIONS else options,
                           traced)
@@ -590,21 +590,26 @@ class Procedure:
         if not self._quick:
             return None
         template, combatants, names = self._quick
-        picked = {k: v for k, v in args.items() if k in self.choice_names and k not in names}
+        picked: dict[str, Any] = {}
+        if len(args) != len(combatants):  # choices beside them: each one of the rule's own
+            picked = {k: v for k, v in args.items() if k not in names}
+            if len(args) - len(picked) != len(combatants) or \
+                    not all(k in self.choice_names for k in picked):
+                return None
         # Each combatant is found below, so nothing else is given; one given twice (one handle
         # for both) is left to the general path.
-        fighters = len(args) - len(picked)
-        if fighters != len(combatants) or len({id(args[name]) for _, name, _ in combatants
-                                               if name in args}) != fighters:
-            return None
         handed = list(template)  # in the order of the parameters
         named: dict[str, Combatant] = {}
+        handles: set[int] = set()
+        given: set[int] = set()
         for at, name, model in combatants:
             value = args.get(name)
-            if type(value) is not Combatant or value.model.name != model:
+            if type(value) is not Combatant or value.model.name != model or id(value) in given:
                 return None
-            handed[at] = named[name] = value.handle()
-        return picked, handed, named, set(map(id, named.values()))
+            given.add(id(value))
+            handed[at] = named[name] = handle = value.handle()
+            handles.add(id(handle))
+        return picked, handed, named, handles
 
     def _play(self, source: DiceSource, arguments: dict[str, Any], choices: dict[str, Any],
               options: RunOptions, traced: bool = True) -> Result:
