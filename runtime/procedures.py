@@ -657,6 +657,10 @@ def _result(ctx: RunContext, outcome: Outcome) -> Result:
     result = Result(outcome, ctx.values, ctx.parties, ctx.trace,
                     (ctx.dropped, ctx.dropped_depth))
     result.schedule = ctx.schedule  # an encounter's turns as they ended (None outside one)
+    # The schedule keeps its context (`Schedule.ctx`); the context lets go of it, so a fight
+    # left behind is freed at once, not held in a cycle until the collector comes by (with it
+    # paused through each fight, thousands of fights held hundreds of megabytes).
+    ctx.schedule = None
     return result
 
 
