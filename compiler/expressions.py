@@ -340,8 +340,8 @@ class Emitter(OrderedExpressions, BandedLookups):
         left, right = self.cast(left, lt, "num", node.left), self.cast(right, rt, "num", node.right)
         lt, rt = lt.sure(), rt.sure()
         if op == "/":
-            if lt == INT and rt == INT:  # rounded at once, it is done in whole numbers
-                self._whole_division = (node, left, right)
+            # Of whole numbers, a rounding written round it works in whole numbers (`_ratio`).
+            self._whole_division = (node, left, right) if lt == rt == INT else (None, "", "")
             if isinstance(node.right, s.Number) and number(node.right.text) != 0:
                 return f"(_Decimal({left}) / {right})", NUM  # a printed divisor: never zero
             return f"_div({left}, {right})", NUM
@@ -905,7 +905,10 @@ class Emitter(OrderedExpressions, BandedLookups):
         self._aggregates = True
         flat = _flattening(node.collection)
         self._flat_gone_over = node.collection if flat else None
-        coll, var_type = self._gone_over(node, env)
+        try:
+            coll, var_type = self._gone_over(node, env)
+        finally:
+            self._flat_gone_over = None
         where = self.scope.span_ref(node.span)
         # Each item costs one, and one more for every formula call its body makes; going over
         # `flatten(m)`, one more for flattening it.
