@@ -308,8 +308,9 @@ class Emitter(OrderedExpressions, BandedLookups):
             return spatial
         if op in ("==", "!="):
             self._check_comparable(node, lt, rt)
-            if lt.kind == "combatant" and rt.kind == "combatant":
-                # The same party, not two parties with equal figures.
+            if lt.kind == "combatant" and rt.kind == "combatant" or "none" in (lt.kind, rt.kind):
+                # The same party, not two parties with equal figures; none is none alone (and a
+                # Decimal asked `!= None` looks through Python's number classes first).
                 return f"({left} {'is' if op == '==' else 'is not'} {right})", BOOL
             return f"({left} {op} {right})", BOOL
         if op in ("<", "<=", ">", ">="):
