@@ -29,14 +29,15 @@ forward calls the next segment straight away where the odds being worked out all
 from __future__ import annotations
 
 import ast
+import copy
 import threading
 from collections import Counter
 from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
-                                     Segment, Stepper)
+from rulecraft.runtime.exact import (AND, ASSIGN, BRANCH, CHANGE, EXIT, GOTO, LEAF, NOT, OR,
+                                     STATEMENT, Exit, Item, Segment, Stepper, Test)
 
 from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
@@ -369,17 +370,21 @@ def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...
                                                                frozenset[int]]]:
     """Each segment's statements as liveness reads them, read off its Python as it runs
     (`_quiet`), before `_slim` cuts its frame: (function name, items, whether it changes a
-    party, the slots it sets)."""
+    party, the slots it sets). The leaves of branches' tests that read simple values alone
+    are kept in `info["tests"]`, to be compiled as functions of the frame (`_leaf`)."""
     index = {v: i for i, v in enumerate(info["slots"])}
     asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and
              isinstance(node.value, ast.Name) and node.value.id == "_ctx"}
     if asked - _CONTEXT:
         raise _Unsupported(f"the run context's {sorted(asked - _CONTEXT)}")
     info["loops"] = bool(asked & _PASSES)
+    info["tests"] = []
     found = []
     for fn in tree.body:
         assert isinstance(fn, ast.FunctionDef)
-        reader = _Reader(index)
+        local = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name)
+                 and isinstance(node.ctx, ast.Store) and node.id not in index}
+        reader = _Reader(index, info["simple"], local, info["tests"], f"_test_{info['name']}")
         items = tuple(reader.item(stmt) for stmt in fn.body[1:])
         mutates = any(_is_change(node) for node in ast.walk(fn))
         sets = frozenset(index[node.id] for stmt in fn.body[1:] for node in ast.walk(stmt)
@@ -530,8 +535,14 @@ class _Reader:
     `_i1 += 1`), a change of a party's state, an exit, an `if` (each branch read on its own),
     or any other statement with all it reads and the exits inside it."""
 
-    def __init__(self, index: dict[str, int]) -> None:
+    def __init__(self, index: dict[str, int], simple: frozenset[int] = frozenset(),
+                 local: set[str] | None = None, leaves: list[tuple[str, ast.Lambda, Test]]
+                 | None = None, prefix: str = "_test") -> None:
         self.index = index
+        self.simple = simple  # slots of numbers, names, yes/no and dice alone
+        self.local = local or set()  # other names the segment sets: a leaf reading one waits
+        self.leaves = leaves if leaves is not None else []
+        self.prefix = prefix
 
     def item(self, stmt: ast.stmt) -> Item:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
@@ -550,12 +561,32 @@ class _Reader:
         if isinstance(stmt, ast.Return) and _is_exit(stmt):
             return Item(EXIT, None, frozenset(), (self._exit(stmt.value.elts),))  # type: ignore[union-attr]
         if isinstance(stmt, ast.If):  # each branch read on its own
+            leaves = len(self.leaves)
+            test = self._test(stmt.test)  # kept where some leaf is a function of the frame
             return Item(BRANCH, None, self._slots(stmt.test), (),
                         tuple(self.item(s) for s in stmt.body),
-                        tuple(self.item(s) for s in stmt.orelse))
+                        tuple(self.item(s) for s in stmt.orelse),
+                        test if len(self.leaves) > leaves else None)
         exits: list[Exit] = []
         uses = self._loads(stmt, exits)
         return Item(STATEMENT, None, uses, tuple(exits))
+
+    def _test(self, node: ast.expr) -> Test:
+        """A branch's test taken apart at `and`, `or` and `not` (runtime/exact.py `Test`); a
+        leaf reading simple values alone (no party, no run context) is a function of the
+        frame, compiled with the segments (`_leaf`)."""
+        if isinstance(node, ast.BoolOp):
+            return Test(AND if isinstance(node.op, ast.And) else OR,
+                        tuple(self._test(v) for v in node.values))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return Test(NOT, (self._test(node.operand),))
+        test = Test(LEAF, uses=self._slots(node))
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if not test.reads <= self.simple or names & (self.local | {"_ctx", "_f"}) or \
+                any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+            return test
+        self.leaves.append((f"{self.prefix}_{len(self.leaves)}", _leaf(node, self.index), test))
+        return test
 
     def _slots(self, node: ast.AST) -> frozenset[Any]:
         """What an expression reads: a slot (its index), or one field of the outcome a slot
@@ -641,8 +672,23 @@ class _Reader:
         return Exit(3, None, None, frozenset(), name, fields)
 
 
+def _leaf(node: ast.expr, index: dict[str, int]) -> ast.Lambda:
+    """`lambda _f: …` of a test's leaf, each slot read from the frame (`v_style` → `_f[22]`)."""
+    class Framed(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            if name.id not in index:
+                return name
+            return ast.Subscript(ast.Name("_f", ast.Load()), ast.Constant(index[name.id]),
+                                 ast.Load())
+
+    body = Framed().visit(copy.deepcopy(node))
+    return ast.Lambda(ast.arguments([], [ast.arg("_f")], None, [], [], None, []), body)
+
+
 def stepper_from(read: list[tuple[str, tuple[Item, ...], bool, frozenset[int]]], info: dict,
                  namespace: dict[str, Any], source: str | None) -> Stepper:
+    for name, _, test in info["tests"]:
+        test.fn = namespace[name]
     segments = tuple(Segment(namespace[name], items, mutates, sets)
                      for name, items, mutates, sets in read)
     return Stepper(info["name"], info["slots"], info["params"], segments, info["simple"],
@@ -696,6 +742,9 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             pass
     module = ast.Module([stmt for _, tree, info, _ in trees
                          for stmt in _slim(tree, info["slots"]).body], [])
+    module.body += [ast.Assign([ast.Name(name, ast.Store())], leaf)  # type: ignore[call-arg]
+                    for _, _, info, _ in trees for name, leaf, _ in info["tests"]]
+    ast.fix_missing_locations(module)
     exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
     steppers = {proc.name: stepper_from(read, info, namespace, source)
                 for proc, _, info, read in trees}

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any
+from typing import Any, Optional
 
 from .combatants import Combatant
 from .dice import Counts, Dice
@@ -117,20 +117,81 @@ class Exit:
 
 class Item:
     """A segment's statement as liveness sees it: an assignment to a slot, a change of the
-    party a slot holds, an exit, an `if` (its test's reads, then each branch's statements),
-    or any other statement (all it reads, and the exits inside it)."""
+    party a slot holds, an exit, an `if` (its test's reads, then each branch's statements,
+    and the test as values known from the start may decide it), or any other statement (all
+    it reads, and the exits inside it)."""
 
-    __slots__ = ("kind", "slot", "uses", "exits", "body", "orelse")
+    __slots__ = ("kind", "slot", "uses", "exits", "body", "orelse", "test", "at")
 
     def __init__(self, kind: str, slot: int | None, uses: frozenset[int],
                  exits: tuple[Exit, ...] = (), body: tuple[Item, ...] = (),
-                 orelse: tuple[Item, ...] = ()) -> None:
+                 orelse: tuple[Item, ...] = (), test: Test | None = None) -> None:
         self.kind = kind
         self.slot = slot
         self.uses = uses
         self.exits = exits
         self.body = body
         self.orelse = orelse
+        self.test = test
+        self.at: int | None = None  # its place among the stepper's tests (`Stepper.decide`)
+
+
+# A branch's test, as far as values known from the start decide it: its `and`, `or`, `not`,
+# and the leaves between them.
+AND, OR, NOT, LEAF = "and", "or", "not", "leaf"
+# Per test a stepper may decide (`Stepper.decide`): its value and what it reads, or None.
+Decided = Optional[tuple[Optional[tuple[bool, frozenset[Any]]], ...]]
+
+
+class Test:
+    """A branch's test taken apart at `and`, `or` and `not`: a leaf is a function of the frame
+    (`fn`) and what it reads (`uses`, as `Item.uses`), its `fn` None where it reads more than
+    simple values (a party's figures, the run context). Decided where the leaves known decide
+    it whatever the others give (`false and …`), as Python's own test of truth would."""
+
+    __slots__ = ("op", "parts", "fn", "uses", "reads")
+
+    def __init__(self, op: str, parts: tuple[Test, ...] = (),
+                 fn: Callable[[Any], Any] | None = None, uses: frozenset[Any] = frozenset()
+                 ) -> None:
+        self.op = op
+        self.parts = parts
+        self.fn = fn
+        self.uses = uses
+        self.reads = frozenset(map(_slot, uses))
+
+    def known(self, fixed: frozenset[int]) -> bool:
+        """Whether some leaf reads only values the same in every state."""
+        if self.op == LEAF:
+            return self.fn is not None and self.reads <= fixed
+        return any(part.known(fixed) for part in self.parts)
+
+    def value(self, frame: Any, fixed: frozenset[int]) -> tuple[bool | None, frozenset[Any]]:
+        """True or False in every state whose fixed values are the frame's (None: not known),
+        and what the test may read on its way there: Python stops at the first part of an
+        `and` that is false (of an `or`, true), so what the parts after it read is never
+        read. A leaf that fails is not known (the run fails there itself, or never gets
+        there)."""
+        if self.op == LEAF:
+            if self.fn is None or not self.reads <= fixed:
+                return None, self.uses
+            try:
+                return bool(self.fn(frame)), self.uses
+            except Exception:  # noqa: BLE001 — the segment's own test reports it, if reached
+                return None, self.uses
+        if self.op == NOT:
+            inner, uses = self.parts[0].value(frame, fixed)
+            return (None if inner is None else not inner), uses
+        deciding = self.op == OR  # an `or` is decided by a true part, an `and` by a false
+        read: frozenset[Any] = frozenset()
+        unknown = False
+        for part in self.parts:
+            value, uses = part.value(frame, fixed)
+            read |= uses
+            if value is deciding:
+                return deciding, read
+            unknown = unknown or value is None
+        return (None if unknown else not deciding), read
 
 
 class Segment:
@@ -167,7 +228,7 @@ class Stepper:
         self.name = name
         self.loops = loops  # whether any segment counts loop passes (`ctx.passes_made`)
         self.slots = slots  # every value the procedure holds, parameters first
-        self.params = params  # parameters are never set again: the same in every state
+        self.params = params  # parameters first: the arguments of a call
         self.segments = segments
         self.simple = simple  # slots that hold numbers, names, yes/no or dice only
         self.party_slots = party_slots  # slots that may hold a combatant
@@ -177,7 +238,11 @@ class Stepper:
         self.fns = tuple(segment.fn for segment in segments)
         self.everywhere = frozenset(range(len(segments)))  # one path's steps: all straight on
         self.mutating = frozenset(pc for pc, segment in enumerate(segments) if segment.mutates)
-        self.first = self._first()
+        self.fixed, untouched = self._fixed()
+        self.same = self._unset()  # per segment, `fixed` and the slots no path there has set
+        # Slots that may hold a party besides the parameters no segment sets (`let loser = a`).
+        self.loose = frozenset(range(len(slots))) - self.simple - untouched
+        self.tests = self._tests()
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
@@ -189,50 +254,96 @@ class Stepper:
         belongs to one state: its segment writes what it sets into it."""
         return list(args) + [None] * (len(self.slots) - len(args))
 
-    def plan(self, question: Any, party_of: tuple[tuple[int, ...], ...], parties: int
-             ) -> Plan:
-        """Per segment, how a state there is merged (`Place`): prepared once per question and
-        way the arguments hold the parties, then reused by every computation that asks."""
-        key = (question, party_of, parties)
+    def plan(self, question: Any, party_of: tuple[tuple[int, ...], ...], parties: int,
+             decided: Decided = None) -> Plan:
+        """Per segment, how a state there is merged (`Place`): prepared once per question,
+        way the arguments hold the parties and branches decided (`decide`), then reused by
+        every computation that asks."""
+        key = (question, party_of, parties, decided)
         found = self._plans.get(key)
         if found is None:
-            live, calls = self.live(question)
-            found = Plan(self._place(now, asked, party_of, parties)
-                         for now, asked in zip(live, calls))
+            live, calls = self.live(question, decided)
+            found = Plan(self._place(now, asked, party_of, parties, same)
+                         for now, asked, same in zip(live, calls, self.same))
             self._fuse(found)
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[key] = found
         return found
 
-    def _first(self) -> frozenset[int]:
-        """The slots set in the first segment alone: it is played once, by the one state a
-        computation starts from, so they hold the same in every state and tell none apart."""
-        first = set(self.segments[0].sets)
+    def _fixed(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The slots the same in every state past the first segment, and the parameters no
+        segment sets. The first segment is played once, by the one state a computation starts
+        from: what it alone sets, and the parameters set nowhere after it, tell no states
+        apart (a parameter set again after a roll does: `let bonus = bonus + a`)."""
+        later: set[Any] = set()
+        again = False  # the first segment played again (a loop back to it)
         for pc, segment in enumerate(self.segments):
             if pc:
-                first -= segment.sets
+                later |= segment.sets
             for ex in segment.exits():
-                first.discard(ex.bound)  # type: ignore[arg-type]
-                first.discard(ex.onto)  # type: ignore[arg-type]
-                if ex.target == 0:  # the first segment played again
-                    return frozenset()
-        return frozenset(first)
+                later |= {ex.bound, ex.onto}
+                again = again or ex.target == 0
+        untouched = frozenset(range(self.params)) - later - self.segments[0].sets
+        if again:
+            return untouched, untouched
+        return frozenset(set(range(self.params)) | self.segments[0].sets) - later, untouched
+
+    def _unset(self) -> list[frozenset[int]]:
+        """Per segment, the slots the same in every state arriving there: `fixed`, and those
+        no path from the start to it has set (none in every state, till something sets them)."""
+        every = frozenset(range(len(self.slots)))
+        unset = [every] * len(self.segments)
+        unset[0] = every - frozenset(range(self.params))
+        changed = True
+        while changed:  # a forward fixpoint, down from every slot
+            changed = False
+            for pc, segment in enumerate(self.segments):
+                out = unset[pc] - segment.sets
+                for ex in segment.exits():
+                    if ex.target is None:
+                        continue
+                    there = unset[ex.target] & (out - {ex.bound, ex.onto})
+                    if there != unset[ex.target]:
+                        unset[ex.target] = there
+                        changed = True
+        return [self.fixed | u for u in unset]
+
+    def _tests(self) -> list[Test]:
+        """The tests of the branches past the first segment that fixed values may decide,
+        each item numbered by its place in the list (`Item.at`)."""
+        found: list[Test] = []
+        todo = [item for segment in self.segments[1:] for item in segment.items]
+        while todo:
+            item = todo.pop()
+            if item.test is not None and item.test.known(self.fixed):
+                item.at = len(found)
+                found.append(item.test)
+            todo.extend(item.body + item.orelse)
+        return found
+
+    def decide(self, frame: Any) -> Decided:
+        """Each test's value in every state and what it reads on its way there, from the
+        frame the first segment handed on (the fixed values in it are every state's); None
+        for a test not decided, and in place of them all where none is."""
+        decided = tuple(None if value is None else (value, uses)
+                        for value, uses in (test.value(frame, self.fixed) for test in self.tests))
+        return decided if any(d is not None for d in decided) else None
 
     def _fuse(self, places: Plan) -> None:
         """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
         a bucket to be merged, and the rest of what the loop of `Exact.solve` looks up.
 
         A state goes straight on where what tells states apart is still read at the target:
-        every value that can tell two states at a segment apart (`first` apart) is read
+        every value that can tell two states at a segment apart (`same` apart) is read
         unchanged there, and so are the parties' figures, and something does tell them apart
         (such a value, or the total of a roll the target reads). States arriving that way
         could never merge with one another, so waiting would only cost time. A target some
         exit cannot go straight on to is waited at by all."""
-        first = self.first
         waits: set[Any] = set()  # targets some state must wait at: all wait there
         for pc, (segment, place) in enumerate(zip(self.segments, places)):
-            kept = [u for u in place.live if _slot(u) >= self.params and _slot(u) not in first]
+            same = self.same[pc]
+            kept = [u for u in place.live if _slot(u) not in same]
             for ex in segment.exits():
                 if segment.mutates or not self._straight(pc, ex, kept, place, places):
                     waits.add(ex.target)
@@ -259,44 +370,47 @@ class Stepper:
             all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
                 for u in kept)
 
-    def live(self, question: Any) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
+    def live(self, question: Any, decided: Decided = None
+             ) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         """What each segment may still read for this question, and what each call asks of
         its callee. A backward fixpoint, in which a value set but never read (an outcome
         field not asked for, a party nothing reads again) keeps nothing it is made from
         alive; a call reads an argument only where its callee, asked what the caller reads
-        after it, reads the parameter."""
-        found = self._live.get(question)
+        after it, reads the parameter. A branch `decided` (`decide`) reads only its test and
+        the arm taken: the other's exits are never taken."""
+        found = self._live.get((question, decided))
         if found is not None:
             return found
         self._working_out += 1
         try:
-            return self._worked_out_live(question)
+            return self._worked_out_live(question, decided)
         finally:
             self._working_out -= 1
 
-    def _worked_out_live(self, question: Any
+    def _worked_out_live(self, question: Any, decided: Decided
                          ) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         live: list[frozenset[Any]] = [frozenset()] * len(self.segments)
         changed = True
         while changed:
             changed = False
             for pc in range(len(self.segments) - 1, -1, -1):
-                now = self._flow(self.segments[pc].items, set(), live, question, None)
+                now = self._flow(self.segments[pc].items, set(), live, question, None, decided)
                 if now != live[pc]:
                     live[pc] = frozenset(now)
                     changed = True
         calls: list[dict[int, Call]] = []
         for segment in self.segments:
             asked: dict[int, Call] = {}
-            self._flow(segment.items, set(), live, question, asked)
+            self._flow(segment.items, set(), live, question, asked, decided)
             calls.append(asked)
         if len(self._live) > 64:
             self._live.clear()
-        self._live[question] = (live, calls)
+        self._live[(question, decided)] = (live, calls)
         return live, calls
 
     def _flow(self, items: tuple[Item, ...], after: set[Any], live: list[frozenset[Any]],
-              question: Any, asked: dict[int, Call] | None) -> set[Any]:
+              question: Any, asked: dict[int, Call] | None,
+              decided: Decided = None) -> set[Any]:
         """What is read before `items`, given what is read after them."""
         loose = self.loose
         now = set(after)
@@ -312,18 +426,20 @@ class Stepper:
             elif kind == EXIT:  # what follows a return is not run on its path
                 now = self._needs(item.exits[0], live, question, asked)
             elif kind == BRANCH:
-                now = set(item.uses) | self._flow(item.body, now, live, question, asked) | \
-                    self._flow(item.orelse, now, live, question, asked)
+                known = None if decided is None or item.at is None else decided[item.at]
+                if known is None:
+                    now = set(item.uses) | self._flow(item.body, now, live, question, asked,
+                                                      decided) | \
+                        self._flow(item.orelse, now, live, question, asked, decided)
+                else:  # the same arm on every path: the other's exits are never taken
+                    taken, uses = known
+                    now = set(uses) | self._flow(item.body if taken else item.orelse, now, live,
+                                                 question, asked, decided)
             else:
                 now |= item.uses
                 for ex in item.exits:
                     now |= self._needs(ex, live, question, asked)
         return now
-
-    @property
-    def loose(self) -> frozenset[int]:
-        """Slots besides the parameters that may hold a party (`let loser = a`)."""
-        return frozenset(range(self.params, len(self.slots))) - self.simple
 
     def _needs(self, ex: Exit, live: list[frozenset[Any]], question: Any,
                asked: dict[int, Call] | None) -> set[Any]:
@@ -367,12 +483,12 @@ class Stepper:
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
     def _place(self, live: frozenset[Any], asked: dict[int, Call],
-               party_of: tuple[tuple[int, ...], ...], parties: int) -> Place:
-        """What two states at a segment must share: what is read from there on (parameters
-        apart: they never change; of an outcome, only the fields read), and the figures of
-        each party a slot read from there on can reach. Values the same in every state (the
-        parameters, `first`) are left out."""
-        told = {u for u in live if _slot(u) >= self.params and _slot(u) not in self.first}
+               party_of: tuple[tuple[int, ...], ...], parties: int, same: frozenset[int]
+               ) -> Place:
+        """What two states at a segment must share: what is read from there on (of an
+        outcome, only the fields read), and the figures of each party a slot read from there
+        on can reach. Values the same in every state there (`same`) are left out."""
+        told = {u for u in live if _slot(u) not in same}
         # A field of a simple value (`defence == "Parry"` reads a name's "@name") is the
         # value itself: kept whole, it is keyed at the cost of a subscript.
         whole = {_slot(u) for u in told if type(u) is int or _slot(u) in self.simple}
@@ -679,12 +795,20 @@ class Exact:
         order of the rule text, so every state reaching a segment is merged into it before it
         is played (a state that comes late is played again: slower, never wrong). Where the
         plan says no state arriving could merge (`Plan.straight`), a state goes straight on
-        instead, played next from a stack."""
-        plan = stepper.plan(question, _party_of(stepper, frame, parties), len(parties))
+        instead, played next from a stack.
+
+        Where values the first segment sets may decide branches (`Stepper.tests`), the first
+        segment is played alone, and the plan is the one for the branches its frame decides."""
+        party_of = _party_of(stepper, frame, parties)
+        plan = stepper.plan(question, party_of, len(parties))
+        refine: Callable[[Any], Plan] | None = None
+        if stepper.tests:
+            def refine(first: Any) -> Plan:
+                return stepper.plan(question, party_of, len(parties), stepper.decide(first))
         ctx = self.ctx
-        outer, ctx.fused = ctx.fused, plan.direct
+        outer, ctx.fused = ctx.fused, plan.direct if refine is None else frozenset()
         try:
-            self.play(stepper, plan, frame, parties, finish)
+            self.play(stepper, plan, frame, parties, finish, refine)
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
@@ -697,7 +821,7 @@ class Exact:
             ctx.fused = outer
 
     def play(self, stepper: Stepper, plan: Plan, frame: list[Any], parties: list[Combatant],
-             finish: Callable[..., None]) -> None:
+             finish: Callable[..., None], refine: Callable[[Any], Plan] | None = None) -> None:
         """The loop of `solve`, once per state: written out inline, with the plan's lookups
         in locals, as its cost is most of the cost of exact odds. A state is [numerator,
         denominator, frame, the handles that frame names (`seen`), the parties' figures now
@@ -742,6 +866,12 @@ class Exact:
                             passes = ctx.passes_made
                         else:
                             ex = fns[pc](ctx, frame)
+                        if refine is not None:  # the first segment, played alone (`solve`)
+                            if ex is not None:
+                                plan = refine(ex[2])
+                                keys, straight_to = plan.keys, plan.straight
+                                unread, glance = plan.unread, plan.glance
+                            ctx.fused, refine = plan.direct, None
                         try:
                             kind, target = ex[0], ex[1]
                         except TypeError:
@@ -1101,5 +1231,5 @@ def odds(stepper: Stepper, ctx: Any, arguments: tuple[Any, ...], parties: list[C
     return {k: Fraction(n, d) for k, (n, d) in sums.items()}
 
 
-__all__ = ["ALL", "Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge",
-           "add_weight", "odds"]
+__all__ = ["ALL", "AND", "Call", "Exact", "Exit", "Item", "LEAF", "NAMES", "NOT", "OR", "Segment",
+           "Stepper", "Test", "TooLarge", "add_weight", "odds"]

@@ -1,0 +1,119 @@
+"""Exact odds planned with the values the same in every state (issue 19, exact odds by outcome).
+
+The first segment is played once, by the one state a computation starts from, so what it sets
+and the parameters never set again hold the same value in every state. A branch whose test
+those values decide (`Stepper.decide`) is taken, or not, on every path: the exits of the arm
+never taken keep nothing alive, and states that differ only in what that arm would have read
+merge. Every answer is pinned against the path walk, which plays every path whole.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import rulecraft
+from rulecraft.runtime import exact
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from bench_core import SHEET_A, SHEET_B  # noqa: E402
+
+HEAD = 'rulebook sample "Sample"\n'
+
+
+def procedure(text: str) -> rulecraft.runtime.procedures.Procedure:
+    procedures = rulecraft.compile(HEAD + text, filename="sample.rules").procedures
+    return procedures[text.split()[1]]
+
+
+@pytest.fixture
+def played(monkeypatch):
+    """How many segments the exact odds played, by procedure."""
+    count: Counter[str] = Counter()
+    monkeypatch.setattr(exact, "TALLY", count)
+    return count
+
+
+def test_a_parameter_set_again_after_a_roll_tells_states_apart():
+    """A parameter is the same in every state only while nothing sets it again: here the
+    bonus takes the first roll, so the states after it must not merge on it."""
+    p = procedure('procedure p "P" (bonus: 0..20 = 0):\n'
+                  "  roll a = d6\n"
+                  "  let bonus = bonus + a\n"
+                  "  roll b = d6\n"
+                  "  outcome done with (total = bonus + b)\n")
+    by_hand: dict[int, Fraction] = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            by_hand[a + b] = by_hand.get(a + b, 0) + Fraction(1, 36)
+    assert p.odds(by="total") == by_hand == p.path_odds(by="total")
+
+
+STYLE = ('procedure blow "Blow" (heavy: bool = false, careful: bool = false):\n'
+         '  let style = "light"\n'
+         "  if heavy:\n"
+         '    let style = "heavy"\n'
+         "  roll a = d20\n"
+         "  roll b = d10\n"
+         '  if style == "heavy":\n'
+         "    outcome crushed with (force = a + b)\n"
+         "  if careful and b > 5:\n"
+         "    outcome steady with (force = b)\n"
+         "  if a >= 11:\n"
+         "    outcome hit with (force = 0)\n"
+         "  outcome missed with (force = 0)\n")
+
+
+@pytest.mark.parametrize("heavy", [False, True])
+@pytest.mark.parametrize("careful", [False, True])
+@pytest.mark.parametrize("by", ["outcome", "force"])
+def test_a_branch_decided_from_the_start_gives_the_path_walks_answers(heavy, careful, by):
+    blow = procedure(STYLE)
+    assert blow.odds(by=by, heavy=heavy, careful=careful) == \
+        blow.path_odds(by=by, heavy=heavy, careful=careful)
+
+
+def test_a_branch_never_taken_keeps_nothing_alive(played):
+    """A light blow never takes `if style == "heavy"`, and `careful and b > 5` is false when
+    not careful whatever b is: b's d10 is read by nothing else, so each face of the d20 makes
+    one state after it, not ten."""
+    blow = procedure(STYLE)
+    assert blow.odds() == {"hit": Fraction(1, 2), "missed": Fraction(1, 2)}
+    # The first segment; the d20's 20 totals; one state each after the d10.
+    assert played["blow"] == 1 + 20 + 20
+    played.clear()
+    # Careful, the d10 is read (b > 5): ten states after it for each face of the d20.
+    assert blow.odds(careful=True) == blow.path_odds(careful=True)
+    assert played["blow"] == 1 + 20 + 20 * 10
+
+
+def test_melee_attack_by_outcome_merges_what_a_strike_never_reads(played):
+    """Ringing Steel, part IV: a whip "can be used for normal attacks ... Alternately it can
+    be used to make entangling attacks":
+
+        let whip_attack = "Strike"
+        if attacker.weapon == "Whip":
+          choose whip_attack by attacker from lash default "Strike"
+        ...
+        if whip_attack == "Entangle":
+          call whip = whip_wrap(attacker, defender, excess, area)
+
+    A swordsman's `whip_attack` is "Strike" in every state (set in the first segment alone),
+    so the entangling branch is never taken and the excess and the hit location it reads
+    keep no state apart: asked which outcome, the blow plays about 60 segments (546 when
+    liveness kept them live on every path), and its answers are the path walk's."""
+    rb = rulecraft.load("ringing_steel")
+    attack = rb.procedures["melee_attack"]
+    a, b = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
+    odds = attack.odds(attacker=a, defender=b)
+    assert played["melee_attack"] <= 70
+    assert odds == attack.path_odds(attacker=a, defender=b)
+    whip = rb.combatant(**dict(SHEET_A, weapon="Whip", training={"Whip": 5}))
+    for policy in (None, "brawler"):
+        asked = dict(attacker=whip, defender=b) | ({"policy": policy} if policy else {})
+        assert attack.odds(**asked) == attack.path_odds(**asked)
