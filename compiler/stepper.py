@@ -591,7 +591,8 @@ class _Reader:
     def _slots(self, node: ast.AST) -> frozenset[Any]:
         """What an expression reads: a slot (its index), or one field of the outcome a slot
         holds (`(index, "level")` for `v_attack._values.get('level')`; `(index, "@name")`
-        for `v_save == 'made'`, which reads only the outcome's name)."""
+        for `v_save == 'made'`, which reads only the outcome's name), or a comparison of a
+        slot with a whole number (`(index, ("==", 1))` for `v_attack_roll == 1`)."""
         found: set[Any] = set()
         self._reads(node, found)
         return frozenset(found)
@@ -608,9 +609,14 @@ class _Reader:
         for child in ast.iter_child_nodes(node):
             self._reads(child, found)
 
-    def _field(self, node: ast.AST) -> tuple[int, str] | None:
+    def _field(self, node: ast.AST) -> tuple[int, Any] | None:
         """`v_x._values.get('f')` or `v_x._values['f']`: field f of slot x; `v_x == 'text'`
-        (or `!=`): its name (an outcome's) or itself (a name's)."""
+        (or `!=`): its name (an outcome's) or itself (a name's); `v_x < 5` (any one
+        comparison with a whole number, or `== none`; `!=` as `==`, telling the same values
+        apart): the comparison alone (runtime/exact.py `_key_function`)."""
+        compared = _compared(node, self.index)
+        if compared is not None:
+            return compared
         held: ast.AST | None = None
         key: ast.AST | None = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
@@ -670,6 +676,33 @@ class _Reader:
             fields[key.value] = self._slots(value)
         name = finish.args[1].value  # type: ignore[attr-defined]
         return Exit(3, None, None, frozenset(), name, fields)
+
+
+_COMPARED = {ast.Eq: "==", ast.NotEq: "==", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+             ast.GtE: ">="}
+
+
+def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any]] | None:
+    """`v_x < 5`: (x's slot, ("<", 5)); `v_x == None` (or `!=`): (x's slot, ("==", None));
+    None for anything else. The value may be checked on the way, as the run form does
+    (`_present(v_x, …) < 5`, `(v_x if type(v_x) is int else _cast(v_x, …)) < 5`): a whole
+    number is compared as it is."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and
+            type(node.ops[0]) in _COMPARED and isinstance(node.comparators[0], ast.Constant)):
+        return None
+    left = node.left
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and \
+            left.func.id == "_present" and left.args:
+        left = left.args[0]
+    elif isinstance(left, ast.IfExp) and isinstance(left.body, ast.Name) and \
+            ast.unparse(left.test) == f"type({left.body.id}) is int":
+        left = left.body
+    op, number = _COMPARED[type(node.ops[0])], node.comparators[0].value
+    if not (isinstance(left, ast.Name) and left.id in index):
+        return None
+    if type(number) is int or number is None and op == "==" and left is node.left:
+        return index[left.id], (op, number)
+    return None
 
 
 def _leaf(node: ast.expr, index: dict[str, int]) -> ast.Lambda:

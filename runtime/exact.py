@@ -351,8 +351,8 @@ class Stepper:
         places.straight = frozenset(targets - waits)  # type: ignore[arg-type]
         places.unread = frozenset(ex.target for segment in self.segments  # type: ignore[misc]
                                   for ex in segment.exits() if ex.kind == ROLL and
-                                  ex.bound not in places.lives[ex.target] and  # type: ignore[index]
-                                  ex.onto not in places.lives[ex.target] and  # type: ignore[index]
+                                  ex.bound not in places.reads[ex.target] and  # type: ignore[index]
+                                  ex.onto not in places.reads[ex.target] and  # type: ignore[index]
                                   ex.target not in places.straight)
         places.direct = frozenset(t for t in places.straight if not self.segments[t].mutates)
         places.asked = {k: v for place in places for k, v in place.asked.items()}
@@ -365,7 +365,8 @@ class Stepper:
             return False
         there = places[ex.target]
         changed = self.segments[pc].sets | {ex.bound, ex.onto}
-        rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & {_slot(u) for u in there.live})
+        # A total read whole tells the states apart (one compared may merge with another).
+        rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & there.live)
         return (bool(kept) or rolled) and (pc == 0 or set(place.mask) <= set(there.mask)) and \
             all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
                 for u in kept)
@@ -474,7 +475,10 @@ class Stepper:
                                 {_slot(u) for u in reads} & later or
                                 (loose and {_slot(u) for u in reads} - self.simple)))
         told = live[ex.target]  # type: ignore[index]
-        fields: Any = ALL if ex.bound in told else frozenset(
+        # An outcome compared with a number (no rule does) is read whole.
+        compared = any(type(u) is tuple and u[0] == ex.bound and type(u[1]) is tuple
+                       for u in told)
+        fields: Any = ALL if ex.bound in told or compared else frozenset(
             u[1] for u in told if type(u) is tuple and u[0] == ex.bound)
         call = Call(fields, parties)
         if asked is not None:
@@ -489,15 +493,25 @@ class Stepper:
         outcome, only the fields read), and the figures of each party a slot read from there
         on can reach. Values the same in every state there (`same`) are left out."""
         told = {u for u in live if _slot(u) not in same}
+        # A value read only in comparisons with whole numbers (`attack_roll == 1`) or none is
+        # keyed by their results: the rolls that compare alike merge.
+        compared: dict[int, set[tuple[str, Any]]] = {}
+        for use in told:
+            if type(use) is tuple and type(use[1]) is tuple:
+                compared.setdefault(use[0], set()).add(use[1])
         # A field of a simple value (`defence == "Parry"` reads a name's "@name") is the
-        # value itself: kept whole, it is keyed at the cost of a subscript.
-        whole = {_slot(u) for u in told if type(u) is int or _slot(u) in self.simple}
+        # value itself: kept whole, it is keyed at the cost of a subscript; so is a value
+        # both compared and read a field of.
+        named = {u[0] for u in told if type(u) is tuple and type(u[1]) is not tuple}
+        whole = {u for u in told if type(u) is int} | (named & (self.simple | set(compared)))
         fields: dict[int, list[str]] = {}
         for use in told:
-            if type(use) is tuple and use[0] not in whole:
+            if type(use) is tuple and use[0] not in whole and type(use[1]) is not tuple:
                 fields.setdefault(use[0], []).append(use[1])
         simple = sorted(whole & self.simple)
         other = tuple(sorted(whole - self.simple))
+        tests = tuple((slot, op, number) for slot in sorted(set(compared) - whole)
+                      for op, number in sorted(compared[slot], key=repr))
         parted = tuple((slot, tuple(sorted(names))) for slot, names in sorted(fields.items()))
         read = {_slot(u) for u in live}
         if read & self.loose:
@@ -506,11 +520,11 @@ class Stepper:
             mask = tuple(sorted({p for slot in read if slot < self.params
                                  for p in party_of[slot]}))
         if not parted:
-            return Place(_key_function(simple, mask, other), mask, live, asked)
+            return Place(_key_function(simple, mask, other, tests=tests), mask, live, asked)
 
         def values(frame: Any, states: list[Combatant]) -> Any:
             return tuple(_fields(frame[i], names, states) for i, names in parted)
-        return Place(_key_function(simple, mask, other, values), mask, live, asked)
+        return Place(_key_function(simple, mask, other, values, tests), mask, live, asked)
 
 
 class Plan(list):  # type: ignore[type-arg]
@@ -524,6 +538,8 @@ class Plan(list):  # type: ignore[type-arg]
         super().__init__(places)
         self.keys = [place.key for place in self]
         self.lives = [place.live for place in self]
+        # The slots read from each segment on, whole or not (a total compared is read).
+        self.reads = [frozenset(map(_slot, place.live)) for place in self]
         self.straight: frozenset[int] = frozenset()
         self.unread: frozenset[int] = frozenset()  # after a roll nothing reads: any total
         self.direct: frozenset[int] = frozenset()
@@ -547,17 +563,24 @@ class Place:
 
 
 def _key_function(simple: list[int], mask: tuple[int, ...], other: tuple[int, ...] = (),
-                  values: Callable[[Any, list[Combatant]], Any] | None = None
+                  values: Callable[[Any, list[Combatant]], Any] | None = None,
+                  tests: tuple[tuple[int, str, Any], ...] = ()
                   ) -> Callable[[Any, list[Combatant]], Any] | None:
     """A key function written out for its slots and parties (`lambda f, s: (f[7], f[15],
     id(s[0]._values))`): it runs once per state arriving, so it does no more than that. Its
     text is made of numbers alone. A slot of a value of any kind (`other`: a number or none, a
     party, a list) is keyed as it is when it holds a simple value, the usual case, and through
     `_keyed` only otherwise (a call per state saved where the odds merge on a number whose
-    kind the compiler does not know, as melee_attack's `excess`). None where nothing tells
-    states apart: every state there merges into one, keyed ()."""
+    kind the compiler does not know, as melee_attack's `excess`). A slot read only in
+    comparisons with whole numbers or none (`tests`: slot, operator, number) is keyed by what
+    they give, where it holds a whole number (anything else, as none, tagged as itself, so
+    that it never equals a comparison's result: the segment may fail on it).
+    None where nothing tells states apart: every state there merges into one, keyed ()."""
     parts = [f"f[{i}]" for i in simple] + \
         [f"(f[{i}] if type(f[{i}]) in S else k(f[{i}], s))" for i in other] + \
+        [f"f[{i}] == None" if n is None else
+         f"(f[{i}] {op} {n} if type(f[{i}]) is int else ('@', k(f[{i}], s)))"
+         for i, op, n in tests] + \
         (["v(f, s)"] if values is not None else []) + [f"id(s[{p}]._values)" for p in mask]
     if not parts:
         return None
@@ -974,7 +997,7 @@ class Exact:
             self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
         onto: tuple[int, Any] | None = None  # (the sum's slot, the sum so far), both set
         if len(ex) > 6:
-            live, total = plan.lives[target], ex[6]
+            live, total = plan.reads[target], ex[6]
             if counts is None:  # a plain number rolled
                 frame[slot] = dice
                 frame[total] = _within(frame[total] + dice, ex, self.ctx)
@@ -990,7 +1013,7 @@ class Exact:
                 onto = (total, frame[total])
                 _within(onto[1] + counts.totals[-1], ex, self.ctx)
                 _within(onto[1] + counts.totals[0], ex, self.ctx)
-        if counts is None or slot not in plan.lives[target]:
+        if counts is None or slot not in plan.reads[target]:
             frame[slot] = dice if counts is None else counts.totals[0]
             return None
         n, pushed = len(counts.totals), 0

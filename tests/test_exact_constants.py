@@ -80,16 +80,42 @@ def test_a_branch_decided_from_the_start_gives_the_path_walks_answers(heavy, car
 
 def test_a_branch_never_taken_keeps_nothing_alive(played):
     """A light blow never takes `if style == "heavy"`, and `careful and b > 5` is false when
-    not careful whatever b is: b's d10 is read by nothing else, so each face of the d20 makes
+    not careful whatever b is: b's d10 is read by nothing else, so each state rolling it makes
     one state after it, not ten."""
     blow = procedure(STYLE)
     assert blow.odds() == {"hit": Fraction(1, 2), "missed": Fraction(1, 2)}
-    # The first segment; the d20's 20 totals; one state each after the d10.
-    assert played["blow"] == 1 + 20 + 20
+    # The first segment; the d20's totals, two states (`a >= 11` or not); one state each
+    # after the d10.
+    assert played["blow"] == 1 + 2 + 2
     played.clear()
-    # Careful, the d10 is read (b > 5): ten states after it for each face of the d20.
+    # Careful, the d10 is read (`b > 5`): two states after it for each of the d20's.
     assert blow.odds(careful=True) == blow.path_odds(careful=True)
-    assert played["blow"] == 1 + 20 + 20 * 10
+    assert played["blow"] == 1 + 2 + 2 * 2
+
+
+def test_a_total_read_only_in_comparisons_merges_by_what_they_give(played):
+    """States whose totals compare alike with every number they are compared with merge (`a
+    >= 11`: two states, not twenty); a total read whole (the outcome's field, asked for)
+    keeps them apart, and a value none on some paths is never taken for a comparison's
+    result."""
+    p = procedure('procedure p "P" ():\n'
+                  "  let extra = none\n"
+                  "  roll a = d20\n"
+                  "  if a == 20:\n"
+                  "    roll extra = d6\n"
+                  "  roll b = d6\n"
+                  "  if a >= 11 and b != 1:\n"
+                  "    outcome hit with (a = a, extra = extra)\n"
+                  "  if extra == none or extra < 3:\n"
+                  "    outcome missed with (a = a, extra = extra)\n"
+                  "  outcome grazed with (a = a, extra = extra)\n")
+    assert p.odds() == p.path_odds()
+    # The first segment; the d20's totals as three states (20, 11 to 19, the rest); the
+    # extra d6's as two (below 3 or not); four at the join (the two, and none with a >= 11
+    # or not); each of those four twice after the last d6 (a 1 or not).
+    assert played["p"] == 1 + 3 + 2 + 4 + 4 * 2
+    for by in ("a", "extra"):
+        assert p.odds(by=by) == p.path_odds(by=by)
 
 
 def test_melee_attack_by_outcome_merges_what_a_strike_never_reads(played):

@@ -42,7 +42,8 @@ def played(monkeypatch):
 def test_the_totals_of_the_first_roll_go_straight_on(played):
     """Each total of the first roll is played at once, through the join of an `if` without a
     roll in one branch (a call of the next segment), never waiting to be merged: the
-    states there could only meet themselves."""
+    states there could only meet themselves. (The total is read whole, `a * 2`: a total
+    only compared with numbers merges by what the comparisons give, test_exact_constants.)"""
     p = procedures('procedure p "P" ():\n'
                    "  roll a = d20\n"
                    "  if a == 1:\n"
@@ -50,7 +51,7 @@ def test_the_totals_of_the_first_roll_go_straight_on(played):
                    "    let lost = fumble + 2\n"
                    "  else:\n"
                    "    let lost = 2\n"
-                   "  if a >= 11:\n"
+                   "  if a * 2 >= 22:\n"
                    "    outcome hit with (lost = lost)\n"
                    "  outcome missed with (lost = lost)\n")["p"]
     for by in ("outcome", "lost"):
@@ -71,7 +72,9 @@ def test_a_roll_nothing_reads_makes_one_state(played):
                    "    outcome high with (where = where)\n"
                    "  outcome low with (where = where)\n")["p"]
     assert p.odds() == {"high": Fraction(1, 3), "low": Fraction(2, 3)}
-    assert played["p"] == 1 + 6 + 6  # not 6 * 100 states: the d100 is merged away
+    # Not 6 * 100 states: the d100 is merged away (and the d6's totals, only compared with
+    # 5, are two states: 5 or more, or not).
+    assert played["p"] == 1 + 2 + 2
     assert p.odds(by="where") == p.path_odds(by="where")
 
 
