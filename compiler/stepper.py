@@ -36,8 +36,9 @@ from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.exact import (AND, ASSIGN, BRANCH, CHANGE, EXIT, GOTO, LEAF, NOT, OR,
-                                     STATEMENT, Exit, Item, Segment, Stepper, Test)
+from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
+                                     Segment, Stepper)
+from rulecraft.runtime.exact_known import AND, LEAF, NOT, OR, Test
 
 from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
@@ -370,8 +371,10 @@ def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...
                                                                frozenset[int]]]:
     """Each segment's statements as liveness reads them, read off its Python as it runs
     (`_quiet`), before `_slim` cuts its frame: (function name, items, whether it changes a
-    party, the slots it sets). The leaves of branches' tests that read simple values alone
-    are kept in `info["tests"]`, to be compiled as functions of the frame (`_leaf`)."""
+    party, the slots it sets). The leaves of branches' tests and the arguments of calls
+    that read simple values and parameters' parties alone are kept in `info["tests"]`, to
+    be compiled as functions of the frame (`_leaf`); the fields its changes set, in
+    `info["changes"]` (None if one is not known)."""
     index = {v: i for i, v in enumerate(info["slots"])}
     asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and
              isinstance(node.value, ast.Name) and node.value.id == "_ctx"}
@@ -379,12 +382,16 @@ def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...
         raise _Unsupported(f"the run context's {sorted(asked - _CONTEXT)}")
     info["loops"] = bool(asked & _PASSES)
     info["tests"] = []
+    fields = [node.args[3] for node in ast.walk(tree) if _is_change(node)]
+    info["changes"] = frozenset(f.value for f in fields) if all(  # type: ignore[attr-defined]
+        isinstance(f, ast.Constant) and isinstance(f.value, str) for f in fields) else None
     found = []
     for fn in tree.body:
         assert isinstance(fn, ast.FunctionDef)
         local = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name)
                  and isinstance(node.ctx, ast.Store) and node.id not in index}
-        reader = _Reader(index, info["simple"], local, info["tests"], f"_test_{info['name']}")
+        reader = _Reader(index, info["simple"], info["params"], local, info["tests"],
+                         f"_test_{info['name']}")
         items = tuple(reader.item(stmt) for stmt in fn.body[1:])
         mutates = any(_is_change(node) for node in ast.walk(fn))
         sets = frozenset(index[node.id] for stmt in fn.body[1:] for node in ast.walk(stmt)
@@ -536,10 +543,12 @@ class _Reader:
     or any other statement with all it reads and the exits inside it."""
 
     def __init__(self, index: dict[str, int], simple: frozenset[int] = frozenset(),
-                 local: set[str] | None = None, leaves: list[tuple[str, ast.Lambda, Test]]
-                 | None = None, prefix: str = "_test") -> None:
+                 params: int = 0, local: set[str] | None = None,
+                 leaves: list[tuple[str, ast.Lambda, Test]] | None = None,
+                 prefix: str = "_test") -> None:
         self.index = index
         self.simple = simple  # slots of numbers, names, yes/no and dice alone
+        self.params = params
         self.local = local or set()  # other names the segment sets: a leaf reading one waits
         self.leaves = leaves if leaves is not None else []
         self.prefix = prefix
@@ -563,30 +572,45 @@ class _Reader:
         if isinstance(stmt, ast.If):  # each branch read on its own
             leaves = len(self.leaves)
             test = self._test(stmt.test)  # kept where some leaf is a function of the frame
+            framed = len(self.leaves) > leaves
             return Item(BRANCH, None, self._slots(stmt.test), (),
                         tuple(self.item(s) for s in stmt.body),
-                        tuple(self.item(s) for s in stmt.orelse),
-                        test if len(self.leaves) > leaves else None)
+                        tuple(self.item(s) for s in stmt.orelse), test if framed else None)
         exits: list[Exit] = []
         uses = self._loads(stmt, exits)
         return Item(STATEMENT, None, uses, tuple(exits))
 
     def _test(self, node: ast.expr) -> Test:
-        """A branch's test taken apart at `and`, `or` and `not` (runtime/exact.py `Test`); a
-        leaf reading simple values alone (no party, no run context) is a function of the
-        frame, compiled with the segments (`_leaf`)."""
+        """A branch's test taken apart at `and`, `or` and `not` (runtime/exact_known.py
+        `Test`); a leaf reading simple values and fields of parameters' parties alone (no
+        outcome, no run context) is a function of the frame (`_framed`)."""
         if isinstance(node, ast.BoolOp):
             return Test(AND if isinstance(node.op, ast.And) else OR,
                         tuple(self._test(v) for v in node.values))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return Test(NOT, (self._test(node.operand),))
-        test = Test(LEAF, uses=self._slots(node))
+        leaf = Test(LEAF, uses=self._slots(node))
+        ok = all(_slot(u) in self.simple or type(u) is tuple and _slot(u) < self.params
+                 and u[1] != "@name" and type(u[1]) is str for u in leaf.uses)
+        return self._framed(node, leaf) if ok else leaf
+
+    def _argument(self, node: ast.expr) -> Test | None:
+        """A call's argument as a function of the frame, where it reads simple values and
+        parameters (a party as it is) alone."""
+        leaf = Test(LEAF, uses=self._slots(node))
+        if all(type(u) is int and (u in self.simple or u < self.params) for u in leaf.uses):
+            return self._framed(node, leaf)
+        return None
+
+    def _framed(self, node: ast.expr, leaf: Test) -> Test:
+        """The leaf, its function of the frame to be compiled with the segments (`_leaf`),
+        unless the expression reads the run context or a name the segment sets."""
         names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-        if not test.reads <= self.simple or names & (self.local | {"_ctx", "_f"}) or \
-                any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
-            return test
-        self.leaves.append((f"{self.prefix}_{len(self.leaves)}", _leaf(node, self.index), test))
-        return test
+        if not names & (self.local | {"_ctx", "_f"}) and \
+                not any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+            self.leaves.append((f"{self.prefix}_{len(self.leaves)}", _leaf(node, self.index),
+                                leaf))
+        return leaf
 
     def _slots(self, node: ast.AST) -> frozenset[Any]:
         """What an expression reads: a slot (its index), or one field of the outcome a slot
@@ -667,7 +691,8 @@ class _Reader:
             assert isinstance(args, ast.Tuple)
             return Exit(2, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
                         self._slots(args), args=tuple(self._slots(a) for a in args.elts),
-                        callee=elts[4].value)  # type: ignore[attr-defined]
+                        callee=elts[4].value,  # type: ignore[attr-defined]
+                        values=tuple(self._argument(a) for a in args.elts))
         finish = elts[1]
         assert isinstance(finish, ast.Call) and isinstance(finish.args[2], ast.Dict)
         fields = {}
@@ -705,6 +730,10 @@ def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any
     return None
 
 
+def _slot(use: Any) -> int:
+    return use if type(use) is int else use[0]  # type: ignore[no-any-return]
+
+
 def _leaf(node: ast.expr, index: dict[str, int]) -> ast.Lambda:
     """`lambda _f: …` of a test's leaf, each slot read from the frame (`v_style` → `_f[22]`)."""
     class Framed(ast.NodeTransformer):
@@ -725,7 +754,8 @@ def stepper_from(read: list[tuple[str, tuple[Item, ...], bool, frozenset[int]]],
     segments = tuple(Segment(namespace[name], items, mutates, sets)
                      for name, items, mutates, sets in read)
     return Stepper(info["name"], info["slots"], info["params"], segments, info["simple"],
-                   info["party_slots"], info["values"], info["span"], source, info["loops"])
+                   info["party_slots"], info["values"], info["span"], source, info["loops"],
+                   info["changes"])
 
 
 def defer(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],

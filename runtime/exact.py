@@ -33,10 +33,11 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any, Optional
+from typing import Any
 
 from .combatants import Combatant
 from .dice import Counts, Dice
+from .exact_known import Decided, Test, changeable, decide
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import Limits
@@ -55,6 +56,7 @@ _SIMPLE = (int, str, bool, type(None), Decimal, Dice)  # hashable as they are, n
 _FIGURES = attrgetter("_values")  # a party's figures: one object per state
 ALL = "@all"  # every field of an outcome
 NAME_ONLY = "@name"
+_NOT_YET = object()
 
 
 class Call(tuple):  # type: ignore[type-arg]
@@ -98,12 +100,12 @@ class Exit:
     the running sum a roll's total is added to as well (`onto`: compiler/sums.py)."""
 
     __slots__ = ("kind", "target", "bound", "reads", "outcome", "fields", "args", "callee",
-                 "onto")
+                 "onto", "values", "at")
 
     def __init__(self, kind: int, target: int | None, bound: int | None, reads: frozenset[int],
                  outcome: str | None = None, fields: Mapping[str, frozenset[int]] | None = None,
                  args: tuple[frozenset[int], ...] = (), callee: str | None = None,
-                 onto: int | None = None) -> None:
+                 onto: int | None = None, values: tuple[Test | None, ...] = ()) -> None:
         self.kind = kind
         self.target = target
         self.bound = bound
@@ -113,6 +115,10 @@ class Exit:
         self.args = args  # a call's: what each argument reads
         self.callee = callee  # a call's: the procedure called
         self.onto = onto  # a roll's: the running sum its total is added to (read if live)
+        # A call's: each argument as a function of the frame (a leaf, as a test's), where it
+        # reads simple values and parties alone; and its place among what `decide` gives.
+        self.values = values
+        self.at: int | None = None
 
 
 class Item:
@@ -134,64 +140,6 @@ class Item:
         self.orelse = orelse
         self.test = test
         self.at: int | None = None  # its place among the stepper's tests (`Stepper.decide`)
-
-
-# A branch's test, as far as values known from the start decide it: its `and`, `or`, `not`,
-# and the leaves between them.
-AND, OR, NOT, LEAF = "and", "or", "not", "leaf"
-# Per test a stepper may decide (`Stepper.decide`): its value and what it reads, or None.
-Decided = Optional[tuple[Optional[tuple[bool, frozenset[Any]]], ...]]
-
-
-class Test:
-    """A branch's test taken apart at `and`, `or` and `not`: a leaf is a function of the frame
-    (`fn`) and what it reads (`uses`, as `Item.uses`), its `fn` None where it reads more than
-    simple values (a party's figures, the run context). Decided where the leaves known decide
-    it whatever the others give (`false and …`), as Python's own test of truth would."""
-
-    __slots__ = ("op", "parts", "fn", "uses", "reads")
-
-    def __init__(self, op: str, parts: tuple[Test, ...] = (),
-                 fn: Callable[[Any], Any] | None = None, uses: frozenset[Any] = frozenset()
-                 ) -> None:
-        self.op = op
-        self.parts = parts
-        self.fn = fn
-        self.uses = uses
-        self.reads = frozenset(map(_slot, uses))
-
-    def known(self, fixed: frozenset[int]) -> bool:
-        """Whether some leaf reads only values the same in every state."""
-        if self.op == LEAF:
-            return self.fn is not None and self.reads <= fixed
-        return any(part.known(fixed) for part in self.parts)
-
-    def value(self, frame: Any, fixed: frozenset[int]) -> tuple[bool | None, frozenset[Any]]:
-        """True or False in every state whose fixed values are the frame's (None: not known),
-        and what the test may read on its way there: Python stops at the first part of an
-        `and` that is false (of an `or`, true), so what the parts after it read is never
-        read. A leaf that fails is not known (the run fails there itself, or never gets
-        there)."""
-        if self.op == LEAF:
-            if self.fn is None or not self.reads <= fixed:
-                return None, self.uses
-            try:
-                return bool(self.fn(frame)), self.uses
-            except Exception:  # noqa: BLE001 — the segment's own test reports it, if reached
-                return None, self.uses
-        if self.op == NOT:
-            inner, uses = self.parts[0].value(frame, fixed)
-            return (None if inner is None else not inner), uses
-        deciding = self.op == OR  # an `or` is decided by a true part, an `and` by a false
-        read: frozenset[Any] = frozenset()
-        unknown = False
-        for part in self.parts:
-            value, uses = part.value(frame, fixed)
-            read |= uses
-            if value is deciding:
-                return deciding, read
-            unknown = unknown or value is None
-        return (None if unknown else not deciding), read
 
 
 class Segment:
@@ -224,7 +172,8 @@ class Stepper:
     def __init__(self, name: str, slots: tuple[str, ...], params: int,
                  segments: tuple[Segment, ...], simple: frozenset[int],
                  party_slots: tuple[int, ...], values: Mapping[str, int],
-                 span: Span | None, source: str | None, loops: bool = True) -> None:
+                 span: Span | None, source: str | None, loops: bool = True,
+                 changes: frozenset[str] | None = None) -> None:
         self.name = name
         self.loops = loops  # whether any segment counts loop passes (`ctx.passes_made`)
         self.slots = slots  # every value the procedure holds, parameters first
@@ -238,11 +187,18 @@ class Stepper:
         self.fns = tuple(segment.fn for segment in segments)
         self.everywhere = frozenset(range(len(segments)))  # one path's steps: all straight on
         self.mutating = frozenset(pc for pc, segment in enumerate(segments) if segment.mutates)
-        self.fixed, untouched = self._fixed()
+        self.fixed, self.untouched = self._fixed()
         self.same = self._unset()  # per segment, `fixed` and the slots no path there has set
         # Slots that may hold a party besides the parameters no segment sets (`let loser = a`).
-        self.loose = frozenset(range(len(slots))) - self.simple - untouched
-        self.tests = self._tests()
+        self.loose = frozenset(range(len(slots))) - self.simple - self.untouched
+        self.changes = changes  # the fields its changes set (None: some not known)
+        self.tests, self.calls = self._decidable()
+        self._changeable: Any = _NOT_YET  # `exact_known.changeable`, once its callees are known
+        # What `decide` gave, by the values it reads (the figures of a party by identity).
+        self._decided: dict[tuple[Any, ...], tuple[tuple[Any, ...], Decided]] = {}
+        self._known = sorted(({_slot(u) for test, _ in self.tests for u in test.uses} |
+                              {_slot(u) for ex, _ in self.calls for reads in ex.args
+                               for u in reads}) & (self.fixed | self.untouched))
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
@@ -309,26 +265,45 @@ class Stepper:
                         changed = True
         return [self.fixed | u for u in unset]
 
-    def _tests(self) -> list[Test]:
-        """The tests of the branches past the first segment that fixed values may decide,
-        each item numbered by its place in the list (`Item.at`)."""
-        found: list[Test] = []
-        todo = [item for segment in self.segments[1:] for item in segment.items]
-        while todo:
-            item = todo.pop()
-            if item.test is not None and item.test.known(self.fixed):
-                item.at = len(found)
-                found.append(item.test)
-            todo.extend(item.body + item.orelse)
-        return found
+    def _decidable(self) -> tuple[list[tuple[Test, int]], list[tuple[Exit, int]]]:
+        """The branches' tests values known may decide (runtime/exact_known.py), and the
+        calls, each with its segment; each numbered by its place in what `decide` gives
+        (`Item.at`, `Exit.at`)."""
+        tests: list[tuple[Test, int]] = []
+        calls: list[tuple[Exit, int]] = []
+        for pc, segment in enumerate(self.segments):
+            todo = list(segment.items)
+            while todo:
+                item = todo.pop()
+                if item.test is not None:
+                    item.at = len(tests)
+                    tests.append((item.test, pc))
+                calls.extend((ex, pc) for ex in item.exits if ex.kind == CALL)
+                todo.extend(item.body + item.orelse)
+        for i, (ex, _) in enumerate(calls):
+            ex.at = len(tests) + i
+        return tests, calls
 
     def decide(self, frame: Any) -> Decided:
-        """Each test's value in every state and what it reads on its way there, from the
-        frame the first segment handed on (the fixed values in it are every state's); None
-        for a test not decided, and in place of them all where none is."""
-        decided = tuple(None if value is None else (value, uses)
-                        for value, uses in (test.value(frame, self.fixed) for test in self.tests))
-        return decided if any(d is not None for d in decided) else None
+        """What the values the same in every state decide (runtime/exact_known.py), from the
+        frame the first segment handed on: the fixed values in it are every state's.
+        Remembered by the values it reads, a party's figures by identity (held, so that
+        their id is not reused meanwhile)."""
+        simple = self.simple
+        held = tuple(frame[i]._values if type(frame[i]) is Combatant else frame[i]
+                     for i in self._known if i not in simple)
+        key = tuple((type(frame[i]), frame[i]) for i in self._known if i in simple) + \
+            tuple(map(id, held))
+        found = self._decided.get(key)
+        if found is not None and all(a is b for a, b in zip(found[0], held)):
+            return found[1]
+        if self._changeable is _NOT_YET:
+            self._changeable = changeable(self)
+        decided = decide(self, frame, self.fixed, self.untouched, self._changeable)
+        if len(self._decided) >= 256:
+            self._decided.clear()
+        self._decided[key] = (held, decided)
+        return decided
 
     def _fuse(self, places: Plan) -> None:
         """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
@@ -425,7 +400,7 @@ class Stepper:
                 if any(_slot(u) == item.slot or _slot(u) in loose for u in now):
                     now |= item.uses
             elif kind == EXIT:  # what follows a return is not run on its path
-                now = self._needs(item.exits[0], live, question, asked)
+                now = self._needs(item.exits[0], live, question, asked, decided)
             elif kind == BRANCH:
                 known = None if decided is None or item.at is None else decided[item.at]
                 if known is None:
@@ -439,11 +414,11 @@ class Stepper:
             else:
                 now |= item.uses
                 for ex in item.exits:
-                    now |= self._needs(ex, live, question, asked)
+                    now |= self._needs(ex, live, question, asked, decided)
         return now
 
     def _needs(self, ex: Exit, live: list[frozenset[Any]], question: Any,
-               asked: dict[int, Call] | None) -> set[Any]:
+               asked: dict[int, Call] | None, decided: Decided = None) -> set[Any]:
         if ex.kind == FINISH:
             if question == NAMES:
                 return set()
@@ -483,7 +458,8 @@ class Stepper:
         call = Call(fields, parties)
         if asked is not None:
             asked[ex.target] = call  # type: ignore[index]
-        entry = {_slot(u) for u in callee.live(call)[0][0]}
+        inner = None if decided is None or ex.at is None else decided[ex.at]
+        entry = {_slot(u) for u in callee.live(call, inner)[0][0]}
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
     def _place(self, live: frozenset[Any], asked: dict[int, Call],
@@ -825,7 +801,7 @@ class Exact:
         party_of = _party_of(stepper, frame, parties)
         plan = stepper.plan(question, party_of, len(parties))
         refine: Callable[[Any], Plan] | None = None
-        if stepper.tests:
+        if stepper.tests or stepper.calls:
             def refine(first: Any) -> Plan:
                 return stepper.plan(question, party_of, len(parties), stepper.decide(first))
         ctx = self.ctx
@@ -1254,5 +1230,5 @@ def odds(stepper: Stepper, ctx: Any, arguments: tuple[Any, ...], parties: list[C
     return {k: Fraction(n, d) for k, (n, d) in sums.items()}
 
 
-__all__ = ["ALL", "AND", "Call", "Exact", "Exit", "Item", "LEAF", "NAMES", "NOT", "OR", "Segment",
-           "Stepper", "Test", "TooLarge", "add_weight", "odds"]
+__all__ = ["ALL", "Call", "Exact", "Exit", "Item", "NAMES", "Segment", "Stepper", "TooLarge",
+           "add_weight", "odds"]

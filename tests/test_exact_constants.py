@@ -143,3 +143,44 @@ def test_melee_attack_by_outcome_merges_what_a_strike_never_reads(played):
     for policy in (None, "brawler"):
         asked = dict(attacker=whip, defender=b) | ({"policy": policy} if policy else {})
         assert attack.odds(**asked) == attack.path_odds(**asked)
+
+
+def test_one_procedure_asked_again_with_other_values_decides_again():
+    """What the first segment's values decide is remembered by those values: the same
+    procedure asked with other arguments is planned for them."""
+    blow = procedure(STYLE)
+    for heavy, careful in [(False, False), (False, True), (True, False), (False, False),
+                           (True, True), (False, True)]:
+        asked = dict(heavy=heavy, careful=careful)
+        assert blow.odds(**asked) == blow.path_odds(**asked)
+        assert blow.odds(by="force", **asked) == blow.path_odds(by="force", **asked)
+
+
+GUARD = ('combatant fighter "Fighter":\n'
+         "  skill: 1..20\n"
+         "  stance: name = \"high\"\n"
+         "  state stamina: 0..10 = 6\n"
+         "  derived winded = stamina < 3\n")
+
+
+@pytest.mark.parametrize("stance", ["high", "low"])
+def test_a_partys_field_decides_only_where_nothing_changes_it(stance):
+    """`who.stance` is the same in every state (nothing sets it), so `if who.stance ==
+    "low" and b > 2` is decided by it; `who.winded` is derived from the stamina a roll
+    takes, so it is not, and the answers stay the path walk's."""
+    rules = rulecraft.compile(HEAD + GUARD +
+                              'procedure guard "Guard" (who: fighter):\n'
+                              "  roll a = d6\n"
+                              "  if a > 3:\n"
+                              "    set who.stamina = 1\n"
+                              "  roll b = d6\n"
+                              '  if who.stance == "low" and b > 2:\n'
+                              "    outcome braced with (b = b)\n"
+                              "  if who.winded and b > 4:\n"
+                              "    outcome down with (b = b)\n"
+                              "  outcome up with (b = b)\n", filename="sample.rules")
+    guard = rules.procedures["guard"]
+    who = rules.combatant(skill=10, stance=stance)
+    for by in ("outcome", "b"):
+        assert guard.odds(who=who, by=by) == guard.path_odds(who=who, by=by)
+    assert who.stamina == 6
