@@ -222,6 +222,7 @@ class Stepper:
             found = Plan(self._place(now, asked, party_of, parties, same)
                          for now, asked, same in zip(live, calls, self.same))
             self._fuse(found)
+            found.glanced = self._glanced(found, decided)
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[key] = found
@@ -333,6 +334,20 @@ class Stepper:
         places.asked = {k: v for place in places for k, v in place.asked.items()}
         places.glance = frozenset(k for k, call in places.asked.items()
                                   if not call.fields and not call.parties)
+
+    def _glanced(self, places: Plan, decided: Decided) -> dict[int, tuple[int, ...]]:
+        """Per call nothing of is read after (`Plan.glance`, by the segment after it), the
+        arguments its callee reads, as the values known decide it."""
+        found = {}
+        for segment in self.segments:
+            for ex in segment.exits():
+                if ex.kind == CALL and ex.target in places.glance:
+                    inner = None if decided is None or ex.at is None else decided[ex.at]
+                    callee = self.callees[ex.callee]  # type: ignore[index]
+                    entry = {_slot(u) for u in callee.live(places.asked[ex.target],  # type: ignore[index]
+                                                           inner)[0][0]}
+                    found[ex.target] = tuple(i for i in range(len(ex.args)) if i in entry)
+        return found  # type: ignore[return-value]
 
     def _straight(self, pc: int, ex: Exit, kept: list[Any], place: Place, places: Plan
                   ) -> bool:
@@ -521,6 +536,7 @@ class Plan(list):  # type: ignore[type-arg]
         self.direct: frozenset[int] = frozenset()
         self.asked: dict[int, Call] = {}
         self.glance: frozenset[int] = frozenset()  # after calls nothing of is read: one path
+        self.glanced: dict[int, tuple[int, ...]] = {}  # the arguments their callees read
 
 
 class Place:
@@ -901,7 +917,8 @@ class Exact:
                         elif kind == GOTO or kind == ROLL or kind == CALL and target in glance:
                             child = ex[2]
                             if kind == CALL:  # nothing of it is read after: one of its paths
-                                child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh)
+                                child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh,
+                                                           plan.glanced[target])
                             elif kind == ROLL:
                                 self.states, self.work = made, arrived
                                 # Straight on only from a lone state (the first, one merged
@@ -1082,14 +1099,18 @@ class Exact:
             out.append((cnum, cden, child, after))
         return out
 
-    def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]) -> Outcome:
+    def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant],
+               reads: tuple[int, ...]) -> Outcome:
         """The outcome of one path of a call nothing of is read after (`one_path`), worked
-        out once for the same arguments and parties' figures. Arguments are told apart by
-        identity: the memo holds them, so that no id is reused meanwhile."""
-        memo = (callee.name, tuple(map(id, args)), tuple(map(id, map(_FIGURES, fresh))))
+        out once for the same arguments its callee reads (`reads`; a party's by its figures):
+        nothing of it is read, so an outcome of another state's arguments serves (as where
+        states merge, an error in what nothing reads may go unseen). Told apart by identity:
+        the memo holds them, so that no id is reused meanwhile."""
+        read = tuple(_FIGURES(args[i]) if type(args[i]) is Combatant else args[i] for i in reads)
+        memo = (callee.name, reads, tuple(map(id, read)))
         held = self.paths.get(memo)
         if held is None:
-            held = self.paths[memo] = (self.one_path(callee, args, fresh), args, fresh)
+            held = self.paths[memo] = (self.one_path(callee, args, fresh), read)
         return held[0]
 
     def one_path(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]
