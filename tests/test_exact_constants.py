@@ -131,14 +131,24 @@ def test_melee_attack_by_outcome_merges_what_a_strike_never_reads(played):
 
     A swordsman's `whip_attack` is "Strike" in every state (set in the first segment alone),
     so the entangling branch is never taken and the excess and the hit location it reads
-    keep no state apart: asked which outcome, the blow plays about 60 segments (546 when
-    liveness kept them live on every path), and its answers are the path walk's."""
+    keep no state apart. Against a parry, "a parry by the hand, or a parried punch or kick,
+    hurts the limb":
+
+        if defence == "Parry" and not with_shield:
+          call limbs = unarmed_parry(attacker, defender, excess, by_hand)
+
+    where `unarmed_parry` reads the excess only `if by_hand and …` or `if attacker.weapon ==
+    "Hand" or attacker.weapon == "Foot"`: given `by_hand` false and a sword nothing changes,
+    the call reads no excess either. Each way, the blow plays 37 segments (546 and 116 when
+    liveness was per step), and its answers are the path walk's; a whip's are too."""
     rb = rulecraft.load("ringing_steel")
     attack = rb.procedures["melee_attack"]
     a, b = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
-    odds = attack.odds(attacker=a, defender=b)
-    assert played["melee_attack"] <= 70
-    assert odds == attack.path_odds(attacker=a, defender=b)
+    for defence in ("Passive Dodge", "Parry"):
+        played.clear()
+        odds = attack.odds(attacker=a, defender=b, defence=defence)
+        assert played["melee_attack"] <= 40
+        assert odds == attack.path_odds(attacker=a, defender=b, defence=defence)
     whip = rb.combatant(**dict(SHEET_A, weapon="Whip", training={"Whip": 5}))
     for policy in (None, "brawler"):
         asked = dict(attacker=whip, defender=b) | ({"policy": policy} if policy else {})
