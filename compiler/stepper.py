@@ -390,8 +390,7 @@ def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...
         assert isinstance(fn, ast.FunctionDef)
         local = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name)
                  and isinstance(node.ctx, ast.Store) and node.id not in index}
-        reader = _Reader(index, info["simple"], info["params"], local, info["tests"],
-                         f"_test_{info['name']}")
+        reader = _Reader(index, info, local)
         items = tuple(reader.item(stmt) for stmt in fn.body[1:])
         mutates = any(_is_change(node) for node in ast.walk(fn))
         sets = frozenset(index[node.id] for stmt in fn.body[1:] for node in ast.walk(stmt)
@@ -542,16 +541,14 @@ class _Reader:
     `_i1 += 1`), a change of a party's state, an exit, an `if` (each branch read on its own),
     or any other statement with all it reads and the exits inside it."""
 
-    def __init__(self, index: dict[str, int], simple: frozenset[int] = frozenset(),
-                 params: int = 0, local: set[str] | None = None,
-                 leaves: list[tuple[str, ast.Lambda, Test]] | None = None,
-                 prefix: str = "_test") -> None:
+    def __init__(self, index: dict[str, int], info: dict, local: set[str]) -> None:
         self.index = index
-        self.simple = simple  # slots of numbers, names, yes/no and dice alone
-        self.params = params
-        self.local = local or set()  # other names the segment sets: a leaf reading one waits
-        self.leaves = leaves if leaves is not None else []
-        self.prefix = prefix
+        self.simple: frozenset[int] = info["simple"]  # numbers, names, yes/no and dice alone
+        self.params: int = info["params"]
+        self.local = local  # other names the segment sets: a leaf reading one is not framed
+        # The leaves made functions of the frame, by the name each is compiled under.
+        self.leaves: list[tuple[str, ast.Lambda, Test]] = info["tests"]
+        self.prefix = f"_test_{info['name']}"
 
     def item(self, stmt: ast.stmt) -> Item:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \

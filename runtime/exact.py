@@ -338,16 +338,18 @@ class Stepper:
     def _glanced(self, places: Plan, decided: Decided) -> dict[int, tuple[int, ...]]:
         """Per call nothing of is read after (`Plan.glance`, by the segment after it), the
         arguments its callee reads, as the values known decide it."""
-        found = {}
+        found: dict[int, tuple[int, ...]] = {}
         for segment in self.segments:
             for ex in segment.exits():
-                if ex.kind == CALL and ex.target in places.glance:
-                    inner = None if decided is None or ex.at is None else decided[ex.at]
-                    callee = self.callees[ex.callee]  # type: ignore[index]
-                    entry = {_slot(u) for u in callee.live(places.asked[ex.target],  # type: ignore[index]
-                                                           inner)[0][0]}
-                    found[ex.target] = tuple(i for i in range(len(ex.args)) if i in entry)
-        return found  # type: ignore[return-value]
+                if ex.kind != CALL or ex.target not in places.glance:
+                    continue
+                inner = None if decided is None or ex.at is None else decided[ex.at]
+                callee = self.callees[ex.callee]  # type: ignore[index]
+                asked = places.asked[ex.target]  # type: ignore[index]
+                entry = {_slot(u) for u in callee.live(asked, inner)[0][0]}
+                read = tuple(i for i in range(len(ex.args)) if i in entry)
+                found[ex.target] = read  # type: ignore[index]
+        return found
 
     def _straight(self, pc: int, ex: Exit, kept: list[Any], place: Place, places: Plan
                   ) -> bool:
