@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from operator import attrgetter
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from .combatants import Combatant
@@ -196,9 +196,11 @@ class Stepper:
         self._changeable: Any = _NOT_YET  # `exact_known.changeable`, once its callees are known
         # What `decide` gave, by the values it reads (the figures of a party by identity).
         self._decided: dict[tuple[Any, ...], tuple[tuple[Any, ...], Decided]] = {}
-        self._known = sorted(({_slot(u) for test, _ in self.tests for u in test.uses} |
-                              {_slot(u) for ex, _ in self.calls for reads in ex.args
-                               for u in reads}) & (self.fixed | self.untouched))
+        known = ({_slot(u) for test, _ in self.tests for u in test.uses} |
+                 {_slot(u) for ex, _ in self.calls for reads in ex.args for u in reads}) & \
+            (self.fixed | self.untouched)
+        self._simple_known = _getter(sorted(known & self.simple))
+        self._other_known = _getter(sorted(known - self.simple))
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
@@ -290,13 +292,11 @@ class Stepper:
         frame the first segment handed on: the fixed values in it are every state's.
         Remembered by the values it reads, a party's figures by identity (held, so that
         their id is not reused meanwhile)."""
-        simple = self.simple
-        held = tuple(frame[i]._values if type(frame[i]) is Combatant else frame[i]
-                     for i in self._known if i not in simple)
-        key = tuple((type(frame[i]), frame[i]) for i in self._known if i in simple) + \
-            tuple(map(id, held))
+        values = self._simple_known(frame)
+        held = tuple(v._values if type(v) is Combatant else v for v in self._other_known(frame))
+        key = (values, tuple(map(type, values)), tuple(map(id, held)))
         found = self._decided.get(key)
-        if found is not None and all(a is b for a, b in zip(found[0], held)):
+        if found is not None and all(map(is_, found[0], held)):
             return found[1]
         if self._changeable is _NOT_YET:
             self._changeable = changeable(self)
@@ -554,6 +554,13 @@ class Place:
         self.mask = mask  # the parties whose figures are read from here on
         self.live = live  # what is read from here on
         self.asked = asked  # what each call here asks of its callee, by the segment after it
+
+
+def _getter(slots: list[int]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values of these slots of a frame, as a tuple (`itemgetter` gives one bare)."""
+    if len(slots) > 1:
+        return itemgetter(*slots)
+    return eval(f"lambda f: ({''.join(f'f[{i}], ' for i in slots)})")  # of numbers alone
 
 
 def _key_function(simple: list[int], mask: tuple[int, ...], other: tuple[int, ...] = (),
