@@ -194,3 +194,18 @@ def test_a_partys_field_decides_only_where_nothing_changes_it(stance):
     for by in ("outcome", "b"):
         assert guard.odds(who=who, by=by) == guard.path_odds(who=who, by=by)
     assert who.stamina == 6
+
+
+@pytest.mark.parametrize("by", ["outcome", "excess", "wound", "dodge_direction",
+                                "attacker_dead_time"])
+def test_melee_attack_by_each_value_is_the_path_walks(by):
+    """Asked by a value, what a branch decided and a comparison keyed leave out must not
+    matter: a swordsman and a fist (`unarmed_parry` hurts his limb), dodged and parried."""
+    rb = rulecraft.load("ringing_steel")
+    attack = rb.procedures["melee_attack"]
+    sword, spear = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
+    fist = rb.combatant(**dict(SHEET_A, weapon="Hand", training={"Hand": 5}))
+    for attacker in (sword, fist):
+        for asked in ({}, {"defence": "Parry"}):
+            assert attack.odds(attacker=attacker, defender=spear, by=by, **asked) == \
+                attack.path_odds(attacker=attacker, defender=spear, by=by, **asked)
