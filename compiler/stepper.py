@@ -18,7 +18,10 @@ with them is cut, a loop keeping its place (`_i1`, `_n1`) in hidden slots of the
 Segments are numbered in the order of the rule text, so every step forward goes to a higher
 number and only a loop's next pass goes back. What each segment reads, what it sets before
 each exit, and where each exit goes, are read off its Python with `ast`: the liveness that
-decides which values two paths must share to be merged.
+decides which values two paths must share to be merged. The leaves of each `if`'s test, and the
+arguments of each call, that read simple values and parameters alone are compiled again as
+functions of the frame, for the branches the values every state shares decide
+(runtime/exact_known.py).
 
 Then the Python is made fast to play, as it is played once per state: the run context's calls
 that only trace are taken out (`_quiet`), and each segment reads only the slots it uses and

@@ -12,8 +12,11 @@ convolution, and a fight as a Markov chain over its states: DESIGN.md's referenc
 Exact means exact: weights are whole numbers over whole denominators, made into `Fraction`s
 summing to exactly 1 at the end. Which values a state must agree on is decided per question
 (liveness, read off each segment's Python): asking for outcome names, a value that only an
-outcome's field is made from does not keep two paths apart. A merged state goes on with the
-values of one of its paths; only values nothing reads again differ between them.
+outcome's field is made from does not keep two paths apart, and a value read only in
+comparisons with numbers is kept as what they give (`attack_roll == 1`). A merged state goes on
+with the values of one of its paths; only values nothing reads again differ between them. What
+every state shares (the first segment's values, the figures nothing changes) decides branches
+before the plan is made (runtime/exact_known.py): an arm never taken keeps nothing alive.
 
 Fast, as a state is played once per distinct state and that is all the work: each question
 gets a plan (`Plan`) worked out once per procedure; where a step cannot lead to two states
@@ -21,7 +24,8 @@ that would merge, a state goes straight on (`Plan.straight`), into the next segm
 function where it is a step forward (`Plan.direct`, `_ctx.fused` in the segments' Python);
 a frame belongs to one state, and its segment writes into it what it sets. The baseline is
 icepool working out the same distribution (benchmarks/bench_core.py): nothing of one
-computation is kept for the next but what the rule fixes (its plans, its dice's counts).
+computation is kept for the next but what the rule fixes (its plans, the branches the values
+known decide, its dice's counts).
 """
 
 from __future__ import annotations
