@@ -319,7 +319,11 @@ class Stepper:
         unchanged there, and so are the parties' figures, and something does tell them apart
         (such a value, or the total of a roll the target reads). States arriving that way
         could never merge with one another, so waiting would only cost time. A target some
-        exit cannot go straight on to is waited at by all."""
+        exit cannot go straight on to is waited at by all. A call nothing of is read after
+        (`glance`) is a step forward as any other."""
+        places.asked = {k: v for place in places for k, v in place.asked.items()}
+        places.glance = frozenset(k for k, call in places.asked.items()
+                                  if not call.fields and not call.parties)
         waits: set[Any] = set()  # targets some state must wait at: all wait there
         for pc, (segment, place) in enumerate(zip(self.segments, places)):
             same = self.same[pc]
@@ -335,9 +339,6 @@ class Stepper:
                                   ex.onto not in places.reads[ex.target] and  # type: ignore[index]
                                   ex.target not in places.straight)
         places.direct = frozenset(t for t in places.straight if not self.segments[t].mutates)
-        places.asked = {k: v for place in places for k, v in place.asked.items()}
-        places.glance = frozenset(k for k, call in places.asked.items()
-                                  if not call.fields and not call.parties)
 
     def _glanced(self, places: Plan, decided: Decided) -> dict[int, tuple[int, ...]]:
         """Per call nothing of is read after (`Plan.glance`, by the segment after it), the
@@ -357,7 +358,8 @@ class Stepper:
 
     def _straight(self, pc: int, ex: Exit, kept: list[Any], place: Place, places: Plan
                   ) -> bool:
-        if ex.kind not in (GOTO, ROLL) or ex.target is None or ex.target <= pc:
+        if not (ex.kind in (GOTO, ROLL) or ex.kind == CALL and ex.target in places.glance) or \
+                ex.target is None or ex.target <= pc:
             return False
         there = places[ex.target]
         changed = self.segments[pc].sets | {ex.bound, ex.onto}
