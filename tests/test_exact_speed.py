@@ -156,7 +156,7 @@ def test_states_that_only_differ_in_what_one_branch_set_keep_their_own_frames():
 def test_the_melee_attack_by_outcome_plays_a_few_segments_per_face(played):
     """Ringing Steel's blow, asked which outcome: the d20's totals go straight on through
     the fumble's `if` and merge where only their comparisons are read (`attack_roll == 20`,
-    `attack_roll == 1`), the after-blow call is played once per party figures. Since parts
+    `attack_roll == 1`), the after-blow call (nothing of it read) is played once. Since parts
     II–IV the whip's entangling branch reads the excess and the area after the location roll;
     a swordsman's `whip_attack` is "Strike" in every state, so that branch is decided and keeps
     nothing alive (test_exact_constants): 37 segments, where liveness per step kept them apart
