@@ -18,7 +18,10 @@ with them is cut, a loop keeping its place (`_i1`, `_n1`) in hidden slots of the
 Segments are numbered in the order of the rule text, so every step forward goes to a higher
 number and only a loop's next pass goes back. What each segment reads, what it sets before
 each exit, and where each exit goes, are read off its Python with `ast`: the liveness that
-decides which values two paths must share to be merged.
+decides which values two paths must share to be merged. The leaves of each `if`'s test, and the
+arguments of each call, that read simple values and parameters alone are compiled again as
+functions of the frame, for the branches the values every state shares decide
+(runtime/exact_known.py).
 
 Then the Python is made fast to play, as it is played once per state: the run context's calls
 that only trace are taken out (`_quiet`), and each segment reads only the slots it uses and
@@ -29,6 +32,7 @@ forward calls the next segment straight away where the odds being worked out all
 from __future__ import annotations
 
 import ast
+import copy
 import threading
 from collections import Counter
 from typing import Any
@@ -37,6 +41,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
 from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
                                      Segment, Stepper)
+from rulecraft.runtime.exact_known import AND, LEAF, NOT, OR, Test
 
 from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
@@ -369,17 +374,26 @@ def segments_of(tree: ast.Module, info: dict) -> list[tuple[str, tuple[Item, ...
                                                                frozenset[int]]]:
     """Each segment's statements as liveness reads them, read off its Python as it runs
     (`_quiet`), before `_slim` cuts its frame: (function name, items, whether it changes a
-    party, the slots it sets)."""
+    party, the slots it sets). The leaves of branches' tests and the arguments of calls
+    that read simple values and parameters' parties alone are kept in `info["tests"]`, to
+    be compiled as functions of the frame (`_leaf`); the fields its changes set, in
+    `info["changes"]` (None if one is not known)."""
     index = {v: i for i, v in enumerate(info["slots"])}
     asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and
              isinstance(node.value, ast.Name) and node.value.id == "_ctx"}
     if asked - _CONTEXT:
         raise _Unsupported(f"the run context's {sorted(asked - _CONTEXT)}")
     info["loops"] = bool(asked & _PASSES)
+    info["tests"] = []
+    fields = [node.args[3] for node in ast.walk(tree) if _is_change(node)]
+    info["changes"] = frozenset(f.value for f in fields) if all(  # type: ignore[attr-defined]
+        isinstance(f, ast.Constant) and isinstance(f.value, str) for f in fields) else None
     found = []
     for fn in tree.body:
         assert isinstance(fn, ast.FunctionDef)
-        reader = _Reader(index)
+        local = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name)
+                 and isinstance(node.ctx, ast.Store) and node.id not in index}
+        reader = _Reader(index, info, local)
         items = tuple(reader.item(stmt) for stmt in fn.body[1:])
         mutates = any(_is_change(node) for node in ast.walk(fn))
         sets = frozenset(index[node.id] for stmt in fn.body[1:] for node in ast.walk(stmt)
@@ -530,8 +544,14 @@ class _Reader:
     `_i1 += 1`), a change of a party's state, an exit, an `if` (each branch read on its own),
     or any other statement with all it reads and the exits inside it."""
 
-    def __init__(self, index: dict[str, int]) -> None:
+    def __init__(self, index: dict[str, int], info: dict, local: set[str]) -> None:
         self.index = index
+        self.simple: frozenset[int] = info["simple"]  # numbers, names, yes/no and dice alone
+        self.params: int = info["params"]
+        self.local = local  # other names the segment sets: a leaf reading one is not framed
+        # The leaves made functions of the frame, by the name each is compiled under.
+        self.leaves: list[tuple[str, ast.Lambda, Test]] = info["tests"]
+        self.prefix = f"_test_{info['name']}"
 
     def item(self, stmt: ast.stmt) -> Item:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
@@ -550,17 +570,53 @@ class _Reader:
         if isinstance(stmt, ast.Return) and _is_exit(stmt):
             return Item(EXIT, None, frozenset(), (self._exit(stmt.value.elts),))  # type: ignore[union-attr]
         if isinstance(stmt, ast.If):  # each branch read on its own
+            leaves = len(self.leaves)
+            test = self._test(stmt.test)  # kept where some leaf is a function of the frame
+            framed = len(self.leaves) > leaves
             return Item(BRANCH, None, self._slots(stmt.test), (),
                         tuple(self.item(s) for s in stmt.body),
-                        tuple(self.item(s) for s in stmt.orelse))
+                        tuple(self.item(s) for s in stmt.orelse), test if framed else None)
         exits: list[Exit] = []
         uses = self._loads(stmt, exits)
         return Item(STATEMENT, None, uses, tuple(exits))
 
+    def _test(self, node: ast.expr) -> Test:
+        """A branch's test taken apart at `and`, `or` and `not` (runtime/exact_known.py
+        `Test`); a leaf reading simple values and fields of parameters' parties alone (no
+        outcome, no run context) is a function of the frame (`_framed`)."""
+        if isinstance(node, ast.BoolOp):
+            return Test(AND if isinstance(node.op, ast.And) else OR,
+                        tuple(self._test(v) for v in node.values))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return Test(NOT, (self._test(node.operand),))
+        leaf = Test(LEAF, uses=self._slots(node))
+        ok = all(_slot(u) in self.simple or type(u) is tuple and _slot(u) < self.params
+                 and u[1] != "@name" and type(u[1]) is str for u in leaf.uses)
+        return self._framed(node, leaf) if ok else leaf
+
+    def _argument(self, node: ast.expr) -> Test | None:
+        """A call's argument as a function of the frame, where it reads simple values and
+        parameters (a party as it is) alone."""
+        leaf = Test(LEAF, uses=self._slots(node))
+        if all(type(u) is int and (u in self.simple or u < self.params) for u in leaf.uses):
+            return self._framed(node, leaf)
+        return None
+
+    def _framed(self, node: ast.expr, leaf: Test) -> Test:
+        """The leaf, its function of the frame to be compiled with the segments (`_leaf`),
+        unless the expression reads the run context or a name the segment sets."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if not names & (self.local | {"_ctx", "_f"}) and \
+                not any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+            self.leaves.append((f"{self.prefix}_{len(self.leaves)}", _leaf(node, self.index),
+                                leaf))
+        return leaf
+
     def _slots(self, node: ast.AST) -> frozenset[Any]:
         """What an expression reads: a slot (its index), or one field of the outcome a slot
         holds (`(index, "level")` for `v_attack._values.get('level')`; `(index, "@name")`
-        for `v_save == 'made'`, which reads only the outcome's name)."""
+        for `v_save == 'made'`, which reads only the outcome's name), or a comparison of a
+        slot with a whole number (`(index, ("==", 1))` for `v_attack_roll == 1`)."""
         found: set[Any] = set()
         self._reads(node, found)
         return frozenset(found)
@@ -577,9 +633,14 @@ class _Reader:
         for child in ast.iter_child_nodes(node):
             self._reads(child, found)
 
-    def _field(self, node: ast.AST) -> tuple[int, str] | None:
+    def _field(self, node: ast.AST) -> tuple[int, Any] | None:
         """`v_x._values.get('f')` or `v_x._values['f']`: field f of slot x; `v_x == 'text'`
-        (or `!=`): its name (an outcome's) or itself (a name's)."""
+        (or `!=`): its name (an outcome's) or itself (a name's); `v_x < 5` (any one
+        comparison with a whole number, or `== none`; `!=` as `==`, telling the same values
+        apart): the comparison alone (runtime/exact.py `_key_function`)."""
+        compared = _compared(node, self.index)
+        if compared is not None:
+            return compared
         held: ast.AST | None = None
         key: ast.AST | None = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
@@ -630,7 +691,8 @@ class _Reader:
             assert isinstance(args, ast.Tuple)
             return Exit(2, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
                         self._slots(args), args=tuple(self._slots(a) for a in args.elts),
-                        callee=elts[4].value)  # type: ignore[attr-defined]
+                        callee=elts[4].value,  # type: ignore[attr-defined]
+                        values=tuple(self._argument(a) for a in args.elts))
         finish = elts[1]
         assert isinstance(finish, ast.Call) and isinstance(finish.args[2], ast.Dict)
         fields = {}
@@ -641,12 +703,59 @@ class _Reader:
         return Exit(3, None, None, frozenset(), name, fields)
 
 
+_COMPARED = {ast.Eq: "==", ast.NotEq: "==", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+             ast.GtE: ">="}
+
+
+def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any]] | None:
+    """`v_x < 5`: (x's slot, ("<", 5)); `v_x == None` (or `!=`): (x's slot, ("==", None));
+    None for anything else. The value may be checked on the way, as the run form does
+    (`_present(v_x, …) < 5`, `(v_x if type(v_x) is int else _cast(v_x, …)) < 5`): a whole
+    number is compared as it is."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and
+            type(node.ops[0]) in _COMPARED and isinstance(node.comparators[0], ast.Constant)):
+        return None
+    left = node.left
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and \
+            left.func.id == "_present" and left.args:
+        left = left.args[0]
+    elif isinstance(left, ast.IfExp) and isinstance(left.body, ast.Name) and \
+            ast.unparse(left.test) == f"type({left.body.id}) is int":
+        left = left.body
+    op, number = _COMPARED[type(node.ops[0])], node.comparators[0].value
+    if not (isinstance(left, ast.Name) and left.id in index):
+        return None
+    if type(number) is int or number is None and op == "==" and left is node.left:
+        return index[left.id], (op, number)
+    return None
+
+
+def _slot(use: Any) -> int:
+    return use if type(use) is int else use[0]  # type: ignore[no-any-return]
+
+
+def _leaf(node: ast.expr, index: dict[str, int]) -> ast.Lambda:
+    """`lambda _f: …` of a test's leaf, each slot read from the frame (`v_style` → `_f[22]`)."""
+    class Framed(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            if name.id not in index:
+                return name
+            return ast.Subscript(ast.Name("_f", ast.Load()), ast.Constant(index[name.id]),
+                                 ast.Load())
+
+    body = Framed().visit(copy.deepcopy(node))
+    return ast.Lambda(ast.arguments([], [ast.arg("_f")], None, [], [], None, []), body)
+
+
 def stepper_from(read: list[tuple[str, tuple[Item, ...], bool, frozenset[int]]], info: dict,
                  namespace: dict[str, Any], source: str | None) -> Stepper:
+    for name, _, test in info["tests"]:
+        test.fn = namespace[name]
     segments = tuple(Segment(namespace[name], items, mutates, sets)
                      for name, items, mutates, sets in read)
     return Stepper(info["name"], info["slots"], info["params"], segments, info["simple"],
-                   info["party_slots"], info["values"], info["span"], source, info["loops"])
+                   info["party_slots"], info["values"], info["span"], source, info["loops"],
+                   info["changes"])
 
 
 def defer(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
@@ -696,6 +805,9 @@ def attach(scope: Scope, decls: tuple[Any, ...], procedures: dict[str, Any],
             pass
     module = ast.Module([stmt for _, tree, info, _ in trees
                          for stmt in _slim(tree, info["slots"]).body], [])
+    module.body += [ast.Assign([ast.Name(name, ast.Store())], leaf)  # type: ignore[call-arg]
+                    for _, _, info, _ in trees for name, leaf, _ in info["tests"]]
+    ast.fix_missing_locations(module)
     exec(compile(module, "<rulecraft: exact odds>", "exec"), namespace)  # from the checked tree
     steppers = {proc.name: stepper_from(read, info, namespace, source)
                 for proc, _, info, read in trees}

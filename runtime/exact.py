@@ -12,8 +12,11 @@ convolution, and a fight as a Markov chain over its states: DESIGN.md's referenc
 Exact means exact: weights are whole numbers over whole denominators, made into `Fraction`s
 summing to exactly 1 at the end. Which values a state must agree on is decided per question
 (liveness, read off each segment's Python): asking for outcome names, a value that only an
-outcome's field is made from does not keep two paths apart. A merged state goes on with the
-values of one of its paths; only values nothing reads again differ between them.
+outcome's field is made from does not keep two paths apart, and a value read only in
+comparisons with numbers is kept as what they give (`attack_roll == 1`). A merged state goes on
+with the values of one of its paths; only values nothing reads again differ between them. What
+every state shares (the first segment's values, the figures nothing changes) decides branches
+before the plan is made (runtime/exact_known.py): an arm never taken keeps nothing alive.
 
 Fast, as a state is played once per distinct state and that is all the work: each question
 gets a plan (`Plan`) worked out once per procedure; where a step cannot lead to two states
@@ -21,7 +24,8 @@ that would merge, a state goes straight on (`Plan.straight`), into the next segm
 function where it is a step forward (`Plan.direct`, `_ctx.fused` in the segments' Python);
 a frame belongs to one state, and its segment writes into it what it sets. The baseline is
 icepool working out the same distribution (benchmarks/bench_core.py): nothing of one
-computation is kept for the next but what the rule fixes (its plans, its dice's counts).
+computation is kept for the next but what the rule fixes (its plans, the branches the values
+known decide, its dice's counts).
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from operator import attrgetter
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from .combatants import Combatant
 from .dice import Counts, Dice
+from .exact_known import Decided, Test, changeable, decide
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import Limits
@@ -55,6 +60,7 @@ _SIMPLE = (int, str, bool, type(None), Decimal, Dice)  # hashable as they are, n
 _FIGURES = attrgetter("_values")  # a party's figures: one object per state
 ALL = "@all"  # every field of an outcome
 NAME_ONLY = "@name"
+_NOT_YET = object()
 
 
 class Call(tuple):  # type: ignore[type-arg]
@@ -98,12 +104,12 @@ class Exit:
     the running sum a roll's total is added to as well (`onto`: compiler/sums.py)."""
 
     __slots__ = ("kind", "target", "bound", "reads", "outcome", "fields", "args", "callee",
-                 "onto")
+                 "onto", "values", "at")
 
     def __init__(self, kind: int, target: int | None, bound: int | None, reads: frozenset[int],
                  outcome: str | None = None, fields: Mapping[str, frozenset[int]] | None = None,
                  args: tuple[frozenset[int], ...] = (), callee: str | None = None,
-                 onto: int | None = None) -> None:
+                 onto: int | None = None, values: tuple[Test | None, ...] = ()) -> None:
         self.kind = kind
         self.target = target
         self.bound = bound
@@ -113,24 +119,31 @@ class Exit:
         self.args = args  # a call's: what each argument reads
         self.callee = callee  # a call's: the procedure called
         self.onto = onto  # a roll's: the running sum its total is added to (read if live)
+        # A call's: each argument as a function of the frame (a leaf, as a test's), where it
+        # reads simple values and parties alone; and its place among what `decide` gives.
+        self.values = values
+        self.at: int | None = None
 
 
 class Item:
     """A segment's statement as liveness sees it: an assignment to a slot, a change of the
-    party a slot holds, an exit, an `if` (its test's reads, then each branch's statements),
-    or any other statement (all it reads, and the exits inside it)."""
+    party a slot holds, an exit, an `if` (its test's reads, then each branch's statements,
+    and the test as values known from the start may decide it), or any other statement (all
+    it reads, and the exits inside it)."""
 
-    __slots__ = ("kind", "slot", "uses", "exits", "body", "orelse")
+    __slots__ = ("kind", "slot", "uses", "exits", "body", "orelse", "test", "at")
 
     def __init__(self, kind: str, slot: int | None, uses: frozenset[int],
                  exits: tuple[Exit, ...] = (), body: tuple[Item, ...] = (),
-                 orelse: tuple[Item, ...] = ()) -> None:
+                 orelse: tuple[Item, ...] = (), test: Test | None = None) -> None:
         self.kind = kind
         self.slot = slot
         self.uses = uses
         self.exits = exits
         self.body = body
         self.orelse = orelse
+        self.test = test
+        self.at: int | None = None  # its place among the stepper's tests (`Stepper.decide`)
 
 
 class Segment:
@@ -163,11 +176,12 @@ class Stepper:
     def __init__(self, name: str, slots: tuple[str, ...], params: int,
                  segments: tuple[Segment, ...], simple: frozenset[int],
                  party_slots: tuple[int, ...], values: Mapping[str, int],
-                 span: Span | None, source: str | None, loops: bool = True) -> None:
+                 span: Span | None, source: str | None, loops: bool = True,
+                 changes: frozenset[str] | None = None) -> None:
         self.name = name
         self.loops = loops  # whether any segment counts loop passes (`ctx.passes_made`)
         self.slots = slots  # every value the procedure holds, parameters first
-        self.params = params  # parameters are never set again: the same in every state
+        self.params = params  # parameters first: the arguments of a call
         self.segments = segments
         self.simple = simple  # slots that hold numbers, names, yes/no or dice only
         self.party_slots = party_slots  # slots that may hold a combatant
@@ -177,7 +191,20 @@ class Stepper:
         self.fns = tuple(segment.fn for segment in segments)
         self.everywhere = frozenset(range(len(segments)))  # one path's steps: all straight on
         self.mutating = frozenset(pc for pc, segment in enumerate(segments) if segment.mutates)
-        self.first = self._first()
+        self.fixed, self.untouched = self._fixed()
+        self.same = self._unset()  # per segment, `fixed` and the slots no path there has set
+        # Slots that may hold a party besides the parameters no segment sets (`let loser = a`).
+        self.loose = frozenset(range(len(slots))) - self.simple - self.untouched
+        self.changes = changes  # the fields its changes set (None: some not known)
+        self.tests, self.calls = self._decidable()
+        self._changeable: Any = _NOT_YET  # `exact_known.changeable`, once its callees are known
+        # What `decide` gave, by the values it reads (the figures of a party by identity).
+        self._decided: dict[tuple[Any, ...], tuple[tuple[Any, ...], Decided]] = {}
+        known = ({_slot(u) for test, _ in self.tests for u in test.uses} |
+                 {_slot(u) for ex, _ in self.calls for reads in ex.args for u in reads}) & \
+            (self.fixed | self.untouched)
+        self._simple_known = _getter(sorted(known & self.simple))
+        self._other_known = _getter(sorted(known - self.simple))
         self.callees: dict[str, Stepper] = {}
         self._plans: dict[Any, Plan] = {}
         self._live: dict[Any, tuple[list[frozenset[Any]], list[dict[int, Call]]]] = {}
@@ -189,50 +216,118 @@ class Stepper:
         belongs to one state: its segment writes what it sets into it."""
         return list(args) + [None] * (len(self.slots) - len(args))
 
-    def plan(self, question: Any, party_of: tuple[tuple[int, ...], ...], parties: int
-             ) -> Plan:
-        """Per segment, how a state there is merged (`Place`): prepared once per question and
-        way the arguments hold the parties, then reused by every computation that asks."""
-        key = (question, party_of, parties)
+    def plan(self, question: Any, party_of: tuple[tuple[int, ...], ...], parties: int,
+             decided: Decided = None) -> Plan:
+        """Per segment, how a state there is merged (`Place`): prepared once per question,
+        way the arguments hold the parties and branches decided (`decide`), then reused by
+        every computation that asks."""
+        key = (question, party_of, parties, decided)
         found = self._plans.get(key)
         if found is None:
-            live, calls = self.live(question)
-            found = Plan(self._place(now, asked, party_of, parties)
-                         for now, asked in zip(live, calls))
+            live, calls = self.live(question, decided)
+            found = Plan(self._place(now, asked, party_of, parties, same)
+                         for now, asked, same in zip(live, calls, self.same))
             self._fuse(found)
+            found.glanced = self._glanced(found, decided)
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[key] = found
         return found
 
-    def _first(self) -> frozenset[int]:
-        """The slots set in the first segment alone: it is played once, by the one state a
-        computation starts from, so they hold the same in every state and tell none apart."""
-        first = set(self.segments[0].sets)
+    def _fixed(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The slots the same in every state past the first segment, and the parameters no
+        segment sets. The first segment is played once, by the one state a computation starts
+        from: what it alone sets, and the parameters set nowhere after it, tell no states
+        apart (a parameter set again after a roll does: `let bonus = bonus + a`)."""
+        later: set[Any] = set()
+        again = False  # the first segment played again (a loop back to it)
         for pc, segment in enumerate(self.segments):
             if pc:
-                first -= segment.sets
+                later |= segment.sets
             for ex in segment.exits():
-                first.discard(ex.bound)  # type: ignore[arg-type]
-                first.discard(ex.onto)  # type: ignore[arg-type]
-                if ex.target == 0:  # the first segment played again
-                    return frozenset()
-        return frozenset(first)
+                later |= {ex.bound, ex.onto}
+                again = again or ex.target == 0
+        untouched = frozenset(range(self.params)) - later - self.segments[0].sets
+        if again:
+            return untouched, untouched
+        return frozenset(set(range(self.params)) | self.segments[0].sets) - later, untouched
+
+    def _unset(self) -> list[frozenset[int]]:
+        """Per segment, the slots the same in every state arriving there: `fixed`, and those
+        no path from the start to it has set (none in every state, till something sets them)."""
+        every = frozenset(range(len(self.slots)))
+        unset = [every] * len(self.segments)
+        unset[0] = every - frozenset(range(self.params))
+        changed = True
+        while changed:  # a forward fixpoint, down from every slot
+            changed = False
+            for pc, segment in enumerate(self.segments):
+                out = unset[pc] - segment.sets
+                for ex in segment.exits():
+                    if ex.target is None:
+                        continue
+                    there = unset[ex.target] & (out - {ex.bound, ex.onto})
+                    if there != unset[ex.target]:
+                        unset[ex.target] = there
+                        changed = True
+        return [self.fixed | u for u in unset]
+
+    def _decidable(self) -> tuple[list[tuple[Test, int]], list[tuple[Exit, int]]]:
+        """The branches' tests values known may decide (runtime/exact_known.py), and the
+        calls, each with its segment; each numbered by its place in what `decide` gives
+        (`Item.at`, `Exit.at`)."""
+        tests: list[tuple[Test, int]] = []
+        calls: list[tuple[Exit, int]] = []
+        for pc, segment in enumerate(self.segments):
+            todo = list(segment.items)
+            while todo:
+                item = todo.pop()
+                if item.test is not None:
+                    item.at = len(tests)
+                    tests.append((item.test, pc))
+                calls.extend((ex, pc) for ex in item.exits if ex.kind == CALL)
+                todo.extend(item.body + item.orelse)
+        for i, (ex, _) in enumerate(calls):
+            ex.at = len(tests) + i
+        return tests, calls
+
+    def decide(self, frame: Any) -> Decided:
+        """What the values the same in every state decide (runtime/exact_known.py), from the
+        frame the first segment handed on: the fixed values in it are every state's.
+        Remembered by the values it reads, a party's figures by identity (held, so that
+        their id is not reused meanwhile)."""
+        values = self._simple_known(frame)
+        held = tuple(v._values if type(v) is Combatant else v for v in self._other_known(frame))
+        key = (values, tuple(map(type, values)), tuple(map(id, held)))
+        found = self._decided.get(key)
+        if found is not None and all(map(is_, found[0], held)):
+            return found[1]
+        if self._changeable is _NOT_YET:
+            self._changeable = changeable(self)
+        decided = decide(self, frame, self.fixed, self.untouched, self._changeable)
+        if len(self._decided) >= 256:
+            self._decided.clear()
+        self._decided[key] = (held, decided)
+        return decided
 
     def _fuse(self, places: Plan) -> None:
         """Mark the segments states go straight on to (`Plan.straight`) instead of waiting in
         a bucket to be merged, and the rest of what the loop of `Exact.solve` looks up.
 
         A state goes straight on where what tells states apart is still read at the target:
-        every value that can tell two states at a segment apart (`first` apart) is read
+        every value that can tell two states at a segment apart (`same` apart) is read
         unchanged there, and so are the parties' figures, and something does tell them apart
         (such a value, or the total of a roll the target reads). States arriving that way
         could never merge with one another, so waiting would only cost time. A target some
-        exit cannot go straight on to is waited at by all."""
-        first = self.first
+        exit cannot go straight on to is waited at by all. A call nothing of is read after
+        (`glance`) is a step forward as any other."""
+        places.asked = {k: v for place in places for k, v in place.asked.items()}
+        places.glance = frozenset(k for k, call in places.asked.items()
+                                  if not call.fields and not call.parties)
         waits: set[Any] = set()  # targets some state must wait at: all wait there
         for pc, (segment, place) in enumerate(zip(self.segments, places)):
-            kept = [u for u in place.live if _slot(u) >= self.params and _slot(u) not in first]
+            same = self.same[pc]
+            kept = [u for u in place.live if _slot(u) not in same]
             for ex in segment.exits():
                 if segment.mutates or not self._straight(pc, ex, kept, place, places):
                     waits.add(ex.target)
@@ -240,63 +335,81 @@ class Stepper:
         places.straight = frozenset(targets - waits)  # type: ignore[arg-type]
         places.unread = frozenset(ex.target for segment in self.segments  # type: ignore[misc]
                                   for ex in segment.exits() if ex.kind == ROLL and
-                                  ex.bound not in places.lives[ex.target] and  # type: ignore[index]
-                                  ex.onto not in places.lives[ex.target] and  # type: ignore[index]
+                                  ex.bound not in places.reads[ex.target] and  # type: ignore[index]
+                                  ex.onto not in places.reads[ex.target] and  # type: ignore[index]
                                   ex.target not in places.straight)
         places.direct = frozenset(t for t in places.straight if not self.segments[t].mutates)
-        places.asked = {k: v for place in places for k, v in place.asked.items()}
-        places.glance = frozenset(k for k, call in places.asked.items()
-                                  if not call.fields and not call.parties)
+
+    def _glanced(self, places: Plan, decided: Decided) -> dict[int, tuple[int, ...]]:
+        """Per call nothing of is read after (`Plan.glance`, by the segment after it), the
+        arguments its callee reads, as the values known decide it."""
+        found: dict[int, tuple[int, ...]] = {}
+        for segment in self.segments:
+            for ex in segment.exits():
+                if ex.kind != CALL or ex.target not in places.glance:
+                    continue
+                inner = None if decided is None or ex.at is None else decided[ex.at]
+                callee = self.callees[ex.callee]  # type: ignore[index]
+                asked = places.asked[ex.target]  # type: ignore[index]
+                entry = {_slot(u) for u in callee.live(asked, inner)[0][0]}
+                read = tuple(i for i in range(len(ex.args)) if i in entry)
+                found[ex.target] = read  # type: ignore[index]
+        return found
 
     def _straight(self, pc: int, ex: Exit, kept: list[Any], place: Place, places: Plan
                   ) -> bool:
-        if ex.kind not in (GOTO, ROLL) or ex.target is None or ex.target <= pc:
+        if not (ex.kind in (GOTO, ROLL) or ex.kind == CALL and ex.target in places.glance) or \
+                ex.target is None or ex.target <= pc:
             return False
         there = places[ex.target]
         changed = self.segments[pc].sets | {ex.bound, ex.onto}
-        rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & {_slot(u) for u in there.live})
+        # A total read whole tells the states apart (one compared may merge with another).
+        rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & there.live)
         return (bool(kept) or rolled) and (pc == 0 or set(place.mask) <= set(there.mask)) and \
             all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
                 for u in kept)
 
-    def live(self, question: Any) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
+    def live(self, question: Any, decided: Decided = None
+             ) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         """What each segment may still read for this question, and what each call asks of
         its callee. A backward fixpoint, in which a value set but never read (an outcome
         field not asked for, a party nothing reads again) keeps nothing it is made from
         alive; a call reads an argument only where its callee, asked what the caller reads
-        after it, reads the parameter."""
-        found = self._live.get(question)
+        after it, reads the parameter. A branch `decided` (`decide`) reads only its test and
+        the arm taken: the other's exits are never taken."""
+        found = self._live.get((question, decided))
         if found is not None:
             return found
         self._working_out += 1
         try:
-            return self._worked_out_live(question)
+            return self._worked_out_live(question, decided)
         finally:
             self._working_out -= 1
 
-    def _worked_out_live(self, question: Any
+    def _worked_out_live(self, question: Any, decided: Decided
                          ) -> tuple[list[frozenset[Any]], list[dict[int, Call]]]:
         live: list[frozenset[Any]] = [frozenset()] * len(self.segments)
         changed = True
         while changed:
             changed = False
             for pc in range(len(self.segments) - 1, -1, -1):
-                now = self._flow(self.segments[pc].items, set(), live, question, None)
+                now = self._flow(self.segments[pc].items, set(), live, question, None, decided)
                 if now != live[pc]:
                     live[pc] = frozenset(now)
                     changed = True
         calls: list[dict[int, Call]] = []
         for segment in self.segments:
             asked: dict[int, Call] = {}
-            self._flow(segment.items, set(), live, question, asked)
+            self._flow(segment.items, set(), live, question, asked, decided)
             calls.append(asked)
         if len(self._live) > 64:
             self._live.clear()
-        self._live[question] = (live, calls)
+        self._live[(question, decided)] = (live, calls)
         return live, calls
 
     def _flow(self, items: tuple[Item, ...], after: set[Any], live: list[frozenset[Any]],
-              question: Any, asked: dict[int, Call] | None) -> set[Any]:
+              question: Any, asked: dict[int, Call] | None,
+              decided: Decided = None) -> set[Any]:
         """What is read before `items`, given what is read after them."""
         loose = self.loose
         now = set(after)
@@ -310,23 +423,25 @@ class Stepper:
                 if any(_slot(u) == item.slot or _slot(u) in loose for u in now):
                     now |= item.uses
             elif kind == EXIT:  # what follows a return is not run on its path
-                now = self._needs(item.exits[0], live, question, asked)
+                now = self._needs(item.exits[0], live, question, asked, decided)
             elif kind == BRANCH:
-                now = set(item.uses) | self._flow(item.body, now, live, question, asked) | \
-                    self._flow(item.orelse, now, live, question, asked)
+                known = None if decided is None or item.at is None else decided[item.at]
+                if known is None:
+                    now = set(item.uses) | self._flow(item.body, now, live, question, asked,
+                                                      decided) | \
+                        self._flow(item.orelse, now, live, question, asked, decided)
+                else:  # the same arm on every path: the other's exits are never taken
+                    taken, uses = known
+                    now = set(uses) | self._flow(item.body if taken else item.orelse, now, live,
+                                                 question, asked, decided)
             else:
                 now |= item.uses
                 for ex in item.exits:
-                    now |= self._needs(ex, live, question, asked)
+                    now |= self._needs(ex, live, question, asked, decided)
         return now
 
-    @property
-    def loose(self) -> frozenset[int]:
-        """Slots besides the parameters that may hold a party (`let loser = a`)."""
-        return frozenset(range(self.params, len(self.slots))) - self.simple
-
     def _needs(self, ex: Exit, live: list[frozenset[Any]], question: Any,
-               asked: dict[int, Call] | None) -> set[Any]:
+               asked: dict[int, Call] | None, decided: Decided = None) -> set[Any]:
         if ex.kind == FINISH:
             if question == NAMES:
                 return set()
@@ -358,30 +473,44 @@ class Stepper:
                                 {_slot(u) for u in reads} & later or
                                 (loose and {_slot(u) for u in reads} - self.simple)))
         told = live[ex.target]  # type: ignore[index]
-        fields: Any = ALL if ex.bound in told else frozenset(
+        # An outcome compared with a number (no rule does) is read whole.
+        compared = any(type(u) is tuple and u[0] == ex.bound and type(u[1]) is tuple
+                       for u in told)
+        fields: Any = ALL if ex.bound in told or compared else frozenset(
             u[1] for u in told if type(u) is tuple and u[0] == ex.bound)
         call = Call(fields, parties)
         if asked is not None:
             asked[ex.target] = call  # type: ignore[index]
-        entry = {_slot(u) for u in callee.live(call)[0][0]}
+        inner = None if decided is None or ex.at is None else decided[ex.at]
+        entry = {_slot(u) for u in callee.live(call, inner)[0][0]}
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
     def _place(self, live: frozenset[Any], asked: dict[int, Call],
-               party_of: tuple[tuple[int, ...], ...], parties: int) -> Place:
-        """What two states at a segment must share: what is read from there on (parameters
-        apart: they never change; of an outcome, only the fields read), and the figures of
-        each party a slot read from there on can reach. Values the same in every state (the
-        parameters, `first`) are left out."""
-        told = {u for u in live if _slot(u) >= self.params and _slot(u) not in self.first}
+               party_of: tuple[tuple[int, ...], ...], parties: int, same: frozenset[int]
+               ) -> Place:
+        """What two states at a segment must share: what is read from there on (of an
+        outcome, only the fields read), and the figures of each party a slot read from there
+        on can reach. Values the same in every state there (`same`) are left out."""
+        told = {u for u in live if _slot(u) not in same}
+        # A value read only in comparisons with whole numbers (`attack_roll == 1`) or none is
+        # keyed by their results: the rolls that compare alike merge.
+        compared: dict[int, set[tuple[str, Any]]] = {}
+        for use in told:
+            if type(use) is tuple and type(use[1]) is tuple:
+                compared.setdefault(use[0], set()).add(use[1])
         # A field of a simple value (`defence == "Parry"` reads a name's "@name") is the
-        # value itself: kept whole, it is keyed at the cost of a subscript.
-        whole = {_slot(u) for u in told if type(u) is int or _slot(u) in self.simple}
+        # value itself: kept whole, it is keyed at the cost of a subscript; so is a value
+        # both compared and read a field of.
+        named = {u[0] for u in told if type(u) is tuple and type(u[1]) is not tuple}
+        whole = {u for u in told if type(u) is int} | (named & (self.simple | set(compared)))
         fields: dict[int, list[str]] = {}
         for use in told:
-            if type(use) is tuple and use[0] not in whole:
+            if type(use) is tuple and use[0] not in whole and type(use[1]) is not tuple:
                 fields.setdefault(use[0], []).append(use[1])
         simple = sorted(whole & self.simple)
         other = tuple(sorted(whole - self.simple))
+        tests = tuple((slot, op, number) for slot in sorted(set(compared) - whole)
+                      for op, number in sorted(compared[slot], key=repr))
         parted = tuple((slot, tuple(sorted(names))) for slot, names in sorted(fields.items()))
         read = {_slot(u) for u in live}
         if read & self.loose:
@@ -390,11 +519,11 @@ class Stepper:
             mask = tuple(sorted({p for slot in read if slot < self.params
                                  for p in party_of[slot]}))
         if not parted:
-            return Place(_key_function(simple, mask, other), mask, live, asked)
+            return Place(_key_function(simple, mask, other, tests=tests), mask, live, asked)
 
         def values(frame: Any, states: list[Combatant]) -> Any:
             return tuple(_fields(frame[i], names, states) for i, names in parted)
-        return Place(_key_function(simple, mask, other, values), mask, live, asked)
+        return Place(_key_function(simple, mask, other, values, tests), mask, live, asked)
 
 
 class Plan(list):  # type: ignore[type-arg]
@@ -408,11 +537,14 @@ class Plan(list):  # type: ignore[type-arg]
         super().__init__(places)
         self.keys = [place.key for place in self]
         self.lives = [place.live for place in self]
+        # The slots read from each segment on, whole or not (a total compared is read).
+        self.reads = [frozenset(map(_slot, place.live)) for place in self]
         self.straight: frozenset[int] = frozenset()
         self.unread: frozenset[int] = frozenset()  # after a roll nothing reads: any total
         self.direct: frozenset[int] = frozenset()
         self.asked: dict[int, Call] = {}
         self.glance: frozenset[int] = frozenset()  # after calls nothing of is read: one path
+        self.glanced: dict[int, tuple[int, ...]] = {}  # the arguments their callees read
 
 
 class Place:
@@ -430,18 +562,32 @@ class Place:
         self.asked = asked  # what each call here asks of its callee, by the segment after it
 
 
+def _getter(slots: list[int]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values of these slots of a frame, as a tuple (`itemgetter` gives one bare)."""
+    if len(slots) > 1:
+        return itemgetter(*slots)
+    return eval(f"lambda f: ({''.join(f'f[{i}], ' for i in slots)})")  # of numbers alone
+
+
 def _key_function(simple: list[int], mask: tuple[int, ...], other: tuple[int, ...] = (),
-                  values: Callable[[Any, list[Combatant]], Any] | None = None
+                  values: Callable[[Any, list[Combatant]], Any] | None = None,
+                  tests: tuple[tuple[int, str, Any], ...] = ()
                   ) -> Callable[[Any, list[Combatant]], Any] | None:
     """A key function written out for its slots and parties (`lambda f, s: (f[7], f[15],
     id(s[0]._values))`): it runs once per state arriving, so it does no more than that. Its
     text is made of numbers alone. A slot of a value of any kind (`other`: a number or none, a
     party, a list) is keyed as it is when it holds a simple value, the usual case, and through
     `_keyed` only otherwise (a call per state saved where the odds merge on a number whose
-    kind the compiler does not know, as melee_attack's `excess`). None where nothing tells
-    states apart: every state there merges into one, keyed ()."""
+    kind the compiler does not know, as melee_attack's `excess`). A slot read only in
+    comparisons with whole numbers or none (`tests`: slot, operator, number) is keyed by what
+    they give, where it holds a whole number (anything else, as none, tagged as itself, so
+    that it never equals a comparison's result: the segment may fail on it).
+    None where nothing tells states apart: every state there merges into one, keyed ()."""
     parts = [f"f[{i}]" for i in simple] + \
         [f"(f[{i}] if type(f[{i}]) in S else k(f[{i}], s))" for i in other] + \
+        [f"f[{i}] == None" if n is None else
+         f"(f[{i}] {op} {n} if type(f[{i}]) is int else ('@', k(f[{i}], s)))"
+         for i, op, n in tests] + \
         (["v(f, s)"] if values is not None else []) + [f"id(s[{p}]._values)" for p in mask]
     if not parts:
         return None
@@ -679,12 +825,20 @@ class Exact:
         order of the rule text, so every state reaching a segment is merged into it before it
         is played (a state that comes late is played again: slower, never wrong). Where the
         plan says no state arriving could merge (`Plan.straight`), a state goes straight on
-        instead, played next from a stack."""
-        plan = stepper.plan(question, _party_of(stepper, frame, parties), len(parties))
+        instead, played next from a stack.
+
+        Where values the first segment sets may decide branches (`Stepper.tests`), the first
+        segment is played alone, and the plan is the one for the branches its frame decides."""
+        party_of = _party_of(stepper, frame, parties)
+        plan = stepper.plan(question, party_of, len(parties))
+        refine: Callable[[Any], Plan] | None = None
+        if stepper.tests or stepper.calls:
+            def refine(first: Any) -> Plan:
+                return stepper.plan(question, party_of, len(parties), stepper.decide(first))
         ctx = self.ctx
-        outer, ctx.fused = ctx.fused, plan.direct
+        outer, ctx.fused = ctx.fused, plan.direct if refine is None else frozenset()
         try:
-            self.play(stepper, plan, frame, parties, finish)
+            self.play(stepper, plan, frame, parties, finish, refine)
         except RulecraftError:
             raise
         except (*ARITHMETIC, TypeError) as err:
@@ -697,7 +851,7 @@ class Exact:
             ctx.fused = outer
 
     def play(self, stepper: Stepper, plan: Plan, frame: list[Any], parties: list[Combatant],
-             finish: Callable[..., None]) -> None:
+             finish: Callable[..., None], refine: Callable[[Any], Plan] | None = None) -> None:
         """The loop of `solve`, once per state: written out inline, with the plan's lookups
         in locals, as its cost is most of the cost of exact odds. A state is [numerator,
         denominator, frame, the handles that frame names (`seen`), the parties' figures now
@@ -742,6 +896,12 @@ class Exact:
                             passes = ctx.passes_made
                         else:
                             ex = fns[pc](ctx, frame)
+                        if refine is not None:  # the first segment, played alone (`solve`)
+                            if ex is not None:
+                                plan = refine(ex[2])
+                                keys, straight_to = plan.keys, plan.straight
+                                unread, glance = plan.unread, plan.glance
+                            ctx.fused, refine = plan.direct, None
                         try:
                             kind, target = ex[0], ex[1]
                         except TypeError:
@@ -772,7 +932,8 @@ class Exact:
                         elif kind == GOTO or kind == ROLL or kind == CALL and target in glance:
                             child = ex[2]
                             if kind == CALL:  # nothing of it is read after: one of its paths
-                                child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh)
+                                child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh,
+                                                           plan.glanced[target])
                             elif kind == ROLL:
                                 self.states, self.work = made, arrived
                                 # Straight on only from a lone state (the first, one merged
@@ -844,7 +1005,7 @@ class Exact:
             self.counts(dice, ex[5]) if isinstance(dice, Dice) else None
         onto: tuple[int, Any] | None = None  # (the sum's slot, the sum so far), both set
         if len(ex) > 6:
-            live, total = plan.lives[target], ex[6]
+            live, total = plan.reads[target], ex[6]
             if counts is None:  # a plain number rolled
                 frame[slot] = dice
                 frame[total] = _within(frame[total] + dice, ex, self.ctx)
@@ -860,7 +1021,7 @@ class Exact:
                 onto = (total, frame[total])
                 _within(onto[1] + counts.totals[-1], ex, self.ctx)
                 _within(onto[1] + counts.totals[0], ex, self.ctx)
-        if counts is None or slot not in plan.lives[target]:
+        if counts is None or slot not in plan.reads[target]:
             frame[slot] = dice if counts is None else counts.totals[0]
             return None
         n, pushed = len(counts.totals), 0
@@ -953,14 +1114,18 @@ class Exact:
             out.append((cnum, cden, child, after))
         return out
 
-    def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]) -> Outcome:
+    def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant],
+               reads: tuple[int, ...]) -> Outcome:
         """The outcome of one path of a call nothing of is read after (`one_path`), worked
-        out once for the same arguments and parties' figures. Arguments are told apart by
-        identity: the memo holds them, so that no id is reused meanwhile."""
-        memo = (callee.name, tuple(map(id, args)), tuple(map(id, map(_FIGURES, fresh))))
+        out once for the same arguments its callee reads (`reads`; a party's by its figures):
+        nothing of it is read, so an outcome of another state's arguments serves (as where
+        states merge, an error in what nothing reads may go unseen). Told apart by identity:
+        the memo holds them, so that no id is reused meanwhile."""
+        read = tuple(_FIGURES(args[i]) if type(args[i]) is Combatant else args[i] for i in reads)
+        memo = (callee.name, reads, tuple(map(id, read)))
         held = self.paths.get(memo)
         if held is None:
-            held = self.paths[memo] = (self.one_path(callee, args, fresh), args, fresh)
+            held = self.paths[memo] = (self.one_path(callee, args, fresh), read)
         return held[0]
 
     def one_path(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]

@@ -73,6 +73,9 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+_PLAIN = (int, str, bool, type(None))  # values that hold no combatant
+
+
 def _handles(value: Any, made: dict[int, Combatant]) -> Any:
     """`value` with every combatant in it replaced by a handle of its own for this run (one
     handle per combatant, however often it appears)."""
@@ -84,8 +87,8 @@ def _handles(value: Any, made: dict[int, Combatant]) -> Any:
         return handle
     if kind is not dict and kind is not tuple and kind is not list:
         return value
-    if type(value) is dict:
-        return {k: _handles(v, made) for k, v in value.items()}
+    if type(value) is dict:  # a procedure's arguments: the plain ones kept without a call
+        return {k: v if type(v) in _PLAIN else _handles(v, made) for k, v in value.items()}
     if type(value) is tuple or type(value) is list:
         return tuple(_handles(v, made) for v in value)
     return value
