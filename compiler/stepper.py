@@ -704,11 +704,12 @@ class _Reader:
 
 
 _COMPARED = {ast.Eq: "==", ast.NotEq: "==", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
-             ast.GtE: ">="}
+             ast.GtE: ">=", ast.Is: "==", ast.IsNot: "=="}  # `is`: with None alone (below)
 
 
 def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any]] | None:
-    """`v_x < 5`: (x's slot, ("<", 5)); `v_x == None` (or `!=`): (x's slot, ("==", None));
+    """`v_x < 5`: (x's slot, ("<", 5)); `v_x is None` (or `is not`, `==`, `!=`): (x's slot,
+    ("==", None));
     None for anything else. The value may be checked on the way, as the run form does
     (`_present(v_x, …) < 5`, `(v_x if type(v_x) is int else _cast(v_x, …)) < 5`): a whole
     number is compared as it is."""
@@ -723,6 +724,8 @@ def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any
             ast.unparse(left.test) == f"type({left.body.id}) is int":
         left = left.body
     op, number = _COMPARED[type(node.ops[0])], node.comparators[0].value
+    if isinstance(node.ops[0], (ast.Is, ast.IsNot)) and number is not None:
+        return None  # the run form writes `is` against none only (`x == none`)
     if not (isinstance(left, ast.Name) and left.id in index):
         return None
     if type(number) is int or number is None and op == "==" and left is node.left:
