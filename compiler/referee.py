@@ -182,7 +182,7 @@ class RefereeSteps:
                                  "under no condition: a standing constraint binds a combatant's "
                                  f"choices (line {step.span.line})", d.span)
             return ""
-        parts = []
+        parts, written = [], []
         for d in rules:
             code, t = self.emit.expr(d.options, {})
             named = t.item if t.kind == "list" and t.item else t
@@ -195,8 +195,13 @@ class RefereeSteps:
             else:
                 self.emit.check_member(d.options, t, item)
                 code = f"({code},)"
-            parts.append(f"({d.condition!r}, tuple({code}), {d.mode!r}, "
-                         f"{self.scope.span_ref(d.span)})")
+            where = self.scope.span_ref(d.span)
+            parts.append(f"({d.condition!r}, tuple({code}), {d.mode!r}, {where})")
+            options = _written_out(d.options)
+            if options is not None:
+                written.append((d.condition, options, d.mode, self.scope.constants[where]))
+        if len(written) == len(rules):  # all written out: made once, a module constant
+            return f", standing=({who}, {self.scope.constant(f'STANDING_{step.name}_', tuple(written))})"
         return f", standing=({who}, ({''.join(p + ', ' for p in parts)}))"
 
 
@@ -227,3 +232,13 @@ def check_standing(scope: Any, choices: dict[str, tuple[str, ...]]) -> None:
 
 
 __all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing"]
+
+
+def _written_out(options: s.Expr) -> tuple[str, ...] | None:
+    """A standing constraint's options when the rule writes them out (`may only be "Parry"`,
+    `may not be ["Parry", "Active Dodge"]`); None for any other expression."""
+    if isinstance(options, s.String):
+        return (options.value,)
+    if isinstance(options, s.ListLit) and all(isinstance(o, s.String) for o in options.items):
+        return tuple(o.value for o in options.items)
+    return None

@@ -47,3 +47,14 @@ def test_a_wrong_choice_or_name_still_says_what_is_wrong() -> None:
         MELEE.run(attacker=A, defender=B, seed=1, defence="Block")
     with pytest.raises(rulecraft.RangeError, match="no parameter or choice 'defense'"):
         MELEE.run(attacker=A, defender=B, seed=1, defense="Parry")
+
+
+def test_standing_constraints_written_out_are_made_once() -> None:
+    """`while "On the ground", defence may not be ["Parry", "Active Dodge"]`: the constraints on
+    a choice, written out in the rules, are one module constant, not rebuilt at every blow."""
+    from rulecraft.show import python_text
+
+    code = python_text(RB, "melee_attack")
+    assert "standing=(v_defender, STANDING_DEFENCE)" in code
+    constraints = MELEE.fn.__globals__["STANDING_DEFENCE"]
+    assert ("On the ground", ("Parry", "Active Dodge"), "not") in [c[:3] for c in constraints]
