@@ -39,11 +39,10 @@ from typing import Any
 
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
-from rulecraft.runtime.exact import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit, Item,
-                                     Segment, Stepper)
+from rulecraft.runtime.exact_plan import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit,
+                                          Item, Segment, Stepper)
 from rulecraft.runtime.exact_known import AND, LEAF, NOT, OR, Test
 
-from .clock_events import uses_events
 from .codegen import Writer, _blocks, _bound_names, _ends
 from .expressions import Env
 from .order import order
@@ -637,7 +636,7 @@ class _Reader:
         """`v_x._values.get('f')` or `v_x._values['f']`: field f of slot x; `v_x == 'text'`
         (or `!=`): its name (an outcome's) or itself (a name's); `v_x < 5` (any one
         comparison with a whole number, or `== none`; `!=` as `==`, telling the same values
-        apart): the comparison alone (runtime/exact.py `_key_function`)."""
+        apart): the comparison alone (runtime/exact_plan.py `_key_function`)."""
         compared = _compared(node, self.index)
         if compared is not None:
             return compared

@@ -17,7 +17,7 @@ step binds (parameters and the rulebook's tables and enums never change), and it
 
 A roll whose one summand is the roll itself, added (`+ a`), is rolled onto the running sum
 instead (`onto`): its exit adds its total to `·sum1` as it sets `a`, so that where nothing reads
-`a` again the exact odds spread the running sum's totals alone (runtime/exact.py, `Exit.onto`)
+`a` again the exact odds spread the running sum's totals alone (runtime/exact_plan.py, `Exit.onto`)
 — a state per total of the sum, not per pair of the sum and the roll.
 """
 

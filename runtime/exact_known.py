@@ -5,7 +5,7 @@ the parameters no segment sets again, and what the first segment alone sets, hol
 value in every state after it (`Stepper.fixed`), and so do the parties' figures that nothing
 the procedure or its callees do can change (a swordsman's `attacker.weapon`). A branch whose
 test those values decide is taken, or not, on every path (a swordsman's `if whip_attack ==
-"Entangle":`), so liveness reads only its test and the arm taken (runtime/exact.py
+"Entangle":`), so liveness reads only its test and the arm taken (runtime/exact_plan.py
 `Stepper._flow`), and states differing in what the other arm would read merge. A call whose
 arguments are known from them decides its callee's branches the same way, for what the caller
 reads of its arguments (Ringing Steel's `unarmed_parry`, given `by_hand` false).
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .combatants import Combatant
 
 if TYPE_CHECKING:
-    from .exact import Stepper
+    from .exact_plan import Stepper
 
 # A branch's test taken apart: its `and`, `or`, `not`, and the leaves between them.
 AND, OR, NOT, LEAF = "and", "or", "not", "leaf"

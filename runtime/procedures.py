@@ -15,7 +15,7 @@ from .combatants import Combatant, ValueType, check_value
 from . import exact
 from .context import ExactContext, Finished, NoTrace, RunContext
 from .dice import DiceSource, Enumeration, PathDice, ScriptedDice, SeededDice
-from .exact import Stepper
+from .exact_plan import Stepper
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
 from .limits import DEFAULT_LIMITS, Limits

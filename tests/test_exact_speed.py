@@ -17,7 +17,7 @@ import pytest
 
 import rulecraft
 from rulecraft import CalculationError
-from rulecraft.runtime import exact
+from rulecraft.runtime import exact, exact_plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -177,9 +177,9 @@ def test_a_loose_slot_is_keyed_as_it_is_when_simple_else_through_keyed() -> None
     is simple (no call per state), and a party or a list in it as `_keyed` keys it."""
     rb = rulecraft.load("ringing_steel")
     one, two = rb.combatant(**SHEET_A), rb.combatant(**SHEET_B)
-    key = exact._key_function([], (), (0,))
+    key = exact_plan._key_function([], (), (0,))
     assert key is not None
     assert key([7], [one]) == (7,) and key([None], [one]) == (None,)
     assert key([two], [one, two]) == (("@party", 1),)
     assert key([[one, 3]], [one, two]) == (("@list", ("@party", 0), 3),)
-    assert exact._key_function([], (), ()) is None
+    assert exact_plan._key_function([], (), ()) is None
