@@ -266,8 +266,7 @@ def _events(result: Result) -> list[dict[str, Any]]:
         if depth == 0 and isinstance(value, Combatant):
             parties[name] = value
         if call is not None and depth and kind == "roll":  # the call's dice
-            call["dice"].append({"name": name, "value": value,
-                                 "dice": str(detail[0]) if detail else ""})
+            call["dice"].append({"name": name, "value": value, "dice": _dice_rolled(detail)})
         # What a called procedure does to the fight shows as the encounter's own steps do: its
         # effects on time, the conditions it gives and ends, the referee's calls.
         if kind == "branch" or (depth and kind not in _SHOWN_FROM_CALLED and
@@ -324,6 +323,15 @@ def _log_steps(result: Result) -> Iterator[tuple[Any, ...]]:
                 yield step + (depth,) if len(step) == 5 else step + ("", depth)
         if kind == "call":
             depth += 1
+
+
+def _dice_rolled(detail: Any) -> str:
+    """The dice a roll's trace detail names: "d20" of "d20: 5" (`_entry_parts`), or of the
+    (dice, faces) it was made from; "" for a roll of a plain number ("no dice")."""
+    if type(detail) is tuple:
+        return str(detail[0])
+    text = str(detail or "")
+    return "" if text == "no dice" else text.partition(": ")[0]
 
 
 def _referees(kind: str, detail: Any) -> bool:

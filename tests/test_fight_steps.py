@@ -96,6 +96,27 @@ def test_a_fights_log_is_the_same_read_from_its_steps_or_its_trace() -> None:
         assert any(e["kind"] == "call" and e["dice"] for e in quick)
 
 
+def test_a_calls_dice_are_named_by_the_dice_rolled() -> None:
+    """"a fight's log: each call with its dice and outcome" (issue 19's summaries, `fight
+    --json`): the dice of `roll attack_roll = d20` are `d20`, not the first letter of the
+    trace's "d20: 5" (found this session: every die read `d`)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    rb = rulecraft.load("ringing_steel")
+    a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
+    fight = rb.fight([a, b], seed=1)
+    blow = next(e for e in fight.events if e["kind"] == "call" and e["procedure"] == "melee_attack")
+    rolled = {d["name"]: d["dice"] for d in blow["dice"]}
+    assert rolled["attack_roll"] == "d20"  # "roll attack_roll = d20"
+    assert rolled.get("location_roll", "d10") == "d10"  # "roll location_roll = d10"
+    fight.result.trace  # read whole: the log is made from trace entries, and says the same
+    from rulecraft.runtime.fights import _events
+
+    again = next(e for e in _events(fight.result) if e["kind"] == "call")
+    assert {d["name"]: d["dice"] for d in again["dice"]} == rolled
+
+
 def test_a_value_known_only_at_run_time_is_tested_inline_first(python: str) -> None:
     """A name whose type is known only when the rule runs (`any`) passes an inline test when
     it is a whole number; only any other value goes to `_cast`, which says what was wanted."""
