@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from rulecraft.fight_table import winner_note
 from rulecraft.runtime.combatants import Combatant
 from rulecraft.runtime.errors import RangeError
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
@@ -303,7 +304,8 @@ def sampled_rows(rows: list[tuple[Any, Estimate]], by: str, as_json: bool
                      f"{float(e) * 100:6.2f}%  (95%: {e.low * 100:.2f}–{e.high * 100:.2f}%)"
                      for k, e in rows)
     text += f"\nestimated from {samples} seeded runs; exact odds: leave out --samples"
-    return data, as_json, text
+    note = winner_note(by, [k for k, _ in rows])
+    return data, as_json, text + (f"\n{note}" if note else "")
 
 
 def _exact(value: Any) -> Any:

@@ -30,7 +30,21 @@ def fight_odds_text(by: str, rows: list[tuple[Any, Fraction]], data: list[dict[s
     else:
         lines.append(f"exact odds, {states:,} state{'s' if states != 1 else ''} of the fight "
                      "visited" + ("" if exact else " (--exact prints fractions)"))
+    note = winner_note(by, [k for k, _ in rows])
+    if note:
+        lines.append(note)
     return {"odds": data, "states_visited": states, "exact": True}, "\n".join(lines)
 
 
-__all__ = ["decimal", "fight_odds_text"]
+def winner_note(by: str, keys: list[Any]) -> str:
+    """What "(none)" means in odds by winner: no side left standing alone (a draw), and, when
+    it is every ending, that this encounter stops nobody (its outcomes name the winner)."""
+    if by != "winner" or None not in keys:
+        return ""
+    if keys == [None]:
+        return ("(none): no fighter is stopped in any ending, so no side is ever left standing "
+                "alone; the encounter's outcomes may say who won (--by outcome)")
+    return "(none): a draw — no side, or more than one, left standing alone"
+
+
+__all__ = ["decimal", "fight_odds_text", "winner_note"]

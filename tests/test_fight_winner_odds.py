@@ -5,6 +5,7 @@ cells are always sampled … Fix: group `FightOdds.ended` by the side alone stan
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -103,3 +104,16 @@ def test_sampled_odds_by_winner_count_the_side_left_standing():
     sampled = rb.procedures["duel"].sample(400, by="winner", seed=5, **args)
     assert set(sampled) <= {"a", "b", None} and sum(e.count for e in sampled.values()) == 400
     assert abs(float(sampled["a"]) - float(exact["a"])) < 0.08
+
+
+def test_odds_by_winner_of_an_encounter_that_stops_nobody_say_why_none(tmp_path) -> None:
+    """The simple duel (docs/examples/simple_duel.rules) ends with outcomes `a_wins` and
+    `b_wins` and stops nobody: by winner, every ending is "(none)", and the table says why and
+    what to ask instead, exact or sampled."""
+    duel = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "simple_duel.rules")
+    given = ["a.name=A", "a.skill=2", "b.name=B", "b.skill=1", "--by", "winner"]
+    for extra in ([], ["--samples", "50", "--seed", "1"]):
+        result = CliRunner().invoke(cli, ["odds", duel, "duel", *given, *extra])
+        assert result.exit_code == 0, result.output
+        assert "no fighter is stopped in any ending" in result.output
+        assert "--by outcome" in result.output
