@@ -116,6 +116,7 @@ class Study:
     sides: dict[str, list[str]] = attrs.field(factory=dict)
     side_wins: dict[str, int] = attrs.field(factory=dict)
     draws: int = 0
+    clock: str = ""  # the encounter's clock, the unit of `mean_time` ("tenths", "rounds")
 
     def side_rates(self) -> dict[str, tuple[float, float, float]]:
         """Each side's rate of winning (and `draw`'s), with a 95% (Wilson) interval."""
@@ -139,8 +140,8 @@ class Study:
             who = f"side {name} ({', '.join(self.sides[name])}) wins" if name in self.sides \
                 else "draws (no side alone standing)"
             lines.append(f"{who}: {rate:6.1%} (95% interval {low:.1%}–{high:.1%})")
-        lines.append(f"mean length: {self.mean_time:.1f} (time), {self.mean_passes:.1f} "
-                     "(turns or rounds)")
+        lines.append(f"mean length: {self.mean_time:.1f} {self.clock or '(time)'}, "
+                     f"{self.mean_passes:.1f} (turns or rounds)")
         for name, figures in self.states.items():
             shown = ", ".join(f"{k} {v:.2f}" for k, v in figures.items())
             lines.append(f"{name}, mean per fight: {shown}")
@@ -155,7 +156,8 @@ class Study:
         return {"runs": self.runs, "outcomes": self.outcomes, **sides,
                 "win_rates": {k: {"rate": r, "low": lo, "high": hi}
                               for k, (r, lo, hi) in self.win_rates().items()},
-                "mean_time": self.mean_time, "mean_passes": self.mean_passes,
+                "mean_time": self.mean_time, "clock": self.clock,
+                "mean_passes": self.mean_passes,
                 "states": self.states}
 
 
@@ -345,7 +347,9 @@ def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
             take(_tally(rulebook, job, chunk))
     else:
         spread(_play, job, rulebook, chunks, workers, take)
-    return total.study(names)
+    from rulecraft.runtime.fights import pick_encounter
+
+    return attrs.evolve(total.study(names), clock=pick_encounter(rulebook, encounter).clock or "")
 
 
 def _in_side_order(rulebook: Rulebook, encounter: str | None,

@@ -61,6 +61,9 @@ def test_every_figure_of_many_fights_is_what_the_single_fights_say(clock):
     assert summary.mean_time == pytest.approx(float(time / RUNS))
     assert summary.mean_passes == pytest.approx(float(passes / RUNS))
     assert summary.mean_passes > 0
+    # The mean length in the clock's own unit ("mean length: 60.9 tenths"), as the log's times.
+    assert summary.clock == clock and f"{summary.mean_time:.1f} {clock}," in summary.report()
+    assert summary.as_json()["clock"] == clock
 
 
 def test_a_choice_a_policy_answers_is_logged_as_the_policy_s():
