@@ -204,10 +204,10 @@ class StepWriter(Writer):
         return 1
 
     def split_call(self, step: s.CallStep, env: Env, depth: int) -> int:
-        if step.choosing:
-            # The callee's endings are worked out once per situation, its choices as the run
-            # makes them: a caller answering them walks the paths instead.
-            raise _Unsupported("a call answering its callee's choices")
+        # A caller answering its callee's choices (`choosing defence = "Parry"`) hands its
+        # answers on with the call: the callee is worked out with them (runtime/exact.py
+        # `Exact.called`), as the run form's `_ctx.call(…, answers=…)` plays it.
+        answers = self.answers(step, env).removeprefix(", answers=") or "None"
         callee = self.scope.procedures[step.procedure]
         params = self.scope.procedure_params[step.procedure]
         codes = self._arguments(step, callee, params, env)
@@ -216,7 +216,7 @@ class StepWriter(Writer):
         after = self._label()
         args = "".join(c + ", " for c in codes)
         self.line(depth, f"return (2, @L{after.number}@, {_FRAME}, {self._slot(var)}, "
-                         f"{step.procedure!r}, ({args}), {where})")
+                         f"{step.procedure!r}, ({args}), {where}, {answers})")
         self._begin(after)
         return 1
 
@@ -688,8 +688,10 @@ class _Reader:
         if kind == 2:  # the arguments are read, each as the callee needs it
             args = elts[5]
             assert isinstance(args, ast.Tuple)
+            answers = self._slots(elts[7])  # what the caller answers with is read too
             return Exit(2, elts[1].value, elts[3].value,  # type: ignore[attr-defined]
-                        self._slots(args), args=tuple(self._slots(a) for a in args.elts),
+                        self._slots(args) | answers,
+                        args=tuple(self._slots(a) for a in args.elts),
                         callee=elts[4].value,  # type: ignore[attr-defined]
                         values=tuple(self._argument(a) for a in args.elts))
         finish = elts[1]

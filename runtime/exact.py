@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -348,7 +348,7 @@ class Exact:
                             child = ex[2]
                             if kind == CALL:  # nothing of it is read after: one of its paths
                                 child[ex[3]] = self.glance(stepper.callees[ex[4]], ex[5], fresh,
-                                                           plan.glanced[target])
+                                                           plan.glanced[target], ex[7])
                             elif kind == ROLL:
                                 self.states, self.work = made, arrived
                                 # Straight on only from a lone state (the first, one merged
@@ -510,7 +510,7 @@ class Exact:
                fresh: list[Combatant]) -> list[tuple[int, int, list[Any], list[Combatant]]]:
         """The frames a call goes on with (its outcome in its slot), each with its weight and
         the parties' figures after it."""
-        _, target, frame, slot, name, args, where = ex
+        _, target, frame, slot, name, args, where, answers = ex
         question = asked[target]
         callee = stepper.callees[name]
         out = []
@@ -519,28 +519,49 @@ class Exact:
                              f"{self.limits.nesting_depth} deep here "
                              f"{Limits.hint('nesting_depth')}", where, self.ctx.source)
         self.calls_deep += 1
+        answered = self.answering(answers)
         try:
             ends = self.call(callee, question, args, fresh)
         finally:
             self.calls_deep -= 1
+            self.ctx.answered = answered
         for cnum, cden, outcome, after in ends:
             child = list(frame)
             child[slot] = outcome
             out.append((cnum, cden, child, after))
         return out
 
+    def answering(self, answers: dict[str, Any] | None) -> dict[str, Any]:
+        """The choices a call answers for its callee (`choosing …`), on top of those the calls
+        under way answer, while the callee is worked out (as `RunContext.call` does); what
+        was answered before, to put back."""
+        answered = self.ctx.answered
+        if answers:
+            self.ctx.answered = {**answered, **answers}
+        return answered
+
+    def _answered(self, places: Sequence[Combatant]) -> tuple[Any, ...]:
+        """The answers under way, as part of a call's memo: a callee answered otherwise ends
+        otherwise."""
+        answered = self.ctx.answered
+        return tuple((k, _keyed(v, places)) for k, v in answered.items()) if answered else ()
+
     def glance(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant],
-               reads: tuple[int, ...]) -> Outcome:
+               reads: tuple[int, ...], answers: dict[str, Any] | None = None) -> Outcome:
         """The outcome of one path of a call nothing of is read after (`one_path`), worked
         out once for the same arguments its callee reads (`reads`; a party's by its figures):
         nothing of it is read, so an outcome of another state's arguments serves (as where
         states merge, an error in what nothing reads may go unseen). Told apart by identity:
         the memo holds them, so that no id is reused meanwhile."""
         read = tuple(_FIGURES(args[i]) if type(args[i]) is Combatant else args[i] for i in reads)
-        memo = (callee.name, reads, tuple(map(id, read)))
-        held = self.paths.get(memo)
-        if held is None:
-            held = self.paths[memo] = (self.one_path(callee, args, fresh), read)
+        answered = self.answering(answers)
+        try:
+            memo = (callee.name, reads, tuple(map(id, read)), self._answered(fresh))
+            held = self.paths.get(memo)
+            if held is None:
+                held = self.paths[memo] = (self.one_path(callee, args, fresh), read)
+        finally:
+            self.ctx.answered = answered
         return held[0]
 
     def one_path(self, callee: Stepper, args: tuple[Any, ...], fresh: list[Combatant]
@@ -572,8 +593,12 @@ class Exact:
                     if len(ex) > 6:  # added to a running sum as well
                         frame[ex[6]] = _within(frame[ex[6]] + frame[ex[3]], ex, ctx)
                 elif ex[0] == CALL:
-                    frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
-                                                 list(copies.values()))
+                    answered = self.answering(ex[7])
+                    try:
+                        frame[ex[3]] = self.one_path(callee.callees[ex[4]], ex[5],
+                                                     list(copies.values()))
+                    finally:
+                        ctx.answered = answered
                 pc = ex[1]
         finally:
             ctx.passes_made, ctx.handles, ctx.fused = saved
@@ -613,7 +638,8 @@ class Exact:
         _parties_in([a for i, a in enumerate(args) if i in entry], inner, read)
         memo = (callee.name, question, tuple(_keyed(a, inner) if i in entry else None
                                              for i, a in enumerate(args)),
-                tuple(inner[id(h)] for h in read), tuple(id(h._values) for h in read))
+                tuple(inner[id(h)] for h in read), tuple(id(h._values) for h in read),
+                self._answered(parties))
         ends = self.calls.get(memo)
         if ends is None:
             kept: list[Combatant] = []  # the parties whose figures after are read

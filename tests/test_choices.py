@@ -323,11 +323,12 @@ def test_rq3_statement_of_intent_answers_the_blows_choices(intent):
 
 
 def test_rq3_statement_of_intent_odds_refused_with_sampling_offered(intent):
-    # A call answering its callee's choices walks the paths: two whole blows are too many, and
-    # the refusal offers sampling, which plays them as declared.
+    # A call answering its callee's choices is worked out by states, its answers handed on:
+    # two whole blows, declared in secret, are still too many, and the refusal offers
+    # sampling, which plays them as declared.
     a, b = intent.combatant(**SWORDSMAN), intent.combatant(**SWORDSMAN)
     round_ = intent.procedures["declared_round"]
-    with pytest.raises(RulecraftError, match="sample them instead"):
+    with pytest.raises(RulecraftError, match="by sampling instead"):
         round_.odds(first=a, second=b, defence="No defence", first_manner="Wild swing")
     made = round_.sample(400, seed=2, first=a, second=b, defence="No defence",
                          first_manner="Wild swing", by=lambda r: r.outcome["first"].name)
