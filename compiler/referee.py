@@ -201,7 +201,8 @@ class RefereeSteps:
             if options is not None:
                 written.append((d.condition, options, d.mode, self.scope.constants[where]))
         if len(written) == len(rules):  # all written out: made once, a module constant
-            return f", standing=({who}, {self.scope.constant(f'STANDING_{step.name}_', tuple(written))})"
+            held = self.scope.constant(f"STANDING_{step.name}_", tuple(written))
+            return f", standing=({who}, {held})"
         return f", standing=({who}, ({''.join(p + ', ' for p in parts)}))"
 
 
@@ -231,9 +232,6 @@ def check_standing(scope: Any, choices: dict[str, tuple[str, ...]]) -> None:
             scope.unknown("condition", d.condition, d.span, list(conditions.members))
 
 
-__all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing"]
-
-
 def _written_out(options: s.Expr) -> tuple[str, ...] | None:
     """A standing constraint's options when the rule writes them out (`may only be "Parry"`,
     `may not be ["Parry", "Active Dodge"]`); None for any other expression."""
@@ -242,3 +240,7 @@ def _written_out(options: s.Expr) -> tuple[str, ...] | None:
     if isinstance(options, s.ListLit) and all(isinstance(o, s.String) for o in options.items):
         return tuple(o.value for o in options.items)
     return None
+
+
+__all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing"]
+

@@ -106,9 +106,9 @@ def _parties(arguments: dict[str, Any]) -> dict[str, Combatant]:
 
 def _quick_plan(params: tuple[Any, ...]) -> tuple[Any, ...]:
     """`Procedure._quick`: the arguments with the defaults in place and a gap for each
-    combatant, each combatant's (place, name, model), and the parameters' names; () unless every parameter is a
-    combatant without a default or another with a plain default (a list or map is copied for
-    a run)."""
+    combatant, each combatant's (place, name, model), and the parameters' names; () unless
+    every parameter is a combatant without a default or another with a plain default (a list
+    or map is copied for a run)."""
     template: list[Any] = []
     combatants: list[tuple[int, str, str]] = []
     for at, p in enumerate(params):

@@ -1,10 +1,11 @@
-"""Thousands of fights hold the memory of one (issue 19: "`fight --runs` and `Rulebook.fight(runs=…)`
-play untraced fights and keep only what the summary needs").
+"""Thousands of fights hold the memory of one (issue 19: "`fight --runs` and
+`Rulebook.fight(runs=…)` play untraced fights and keep only what the summary needs").
 
-Found this session: `rulecraft fight ringing_steel … --runs 4000` grew to 322 MB (500 runs: 80 MB),
-about 69 KB a fight. Each fight's run context and its schedule held each other (`ctx.schedule`,
-`Schedule.ctx`), so a finished fight — its states, its fighters' handles — waited for Python's
-cycle collector, which is paused while a fight plays (runtime/collector.py) and rarely came by.
+Found this session: `rulecraft fight ringing_steel … --runs 4000` grew to 322 MB (500 runs:
+80 MB), about 69 KB a fight. Each fight's run context and its schedule held each other
+(`ctx.schedule`, `Schedule.ctx`), so a finished fight — its states, its fighters' handles —
+waited for Python's cycle collector, which is paused while a fight plays (runtime/collector.py)
+and rarely came by.
 """
 
 from __future__ import annotations
