@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 import rulecraft
+import script_options
 
 QUICK = False  # `--quick`, set by main
 CAP = 20  # rounds, for the capped rows
@@ -134,9 +135,7 @@ def compare(mine: Callable[[], Any], theirs: Callable[[], Any], number: int, rep
 
 def arguments() -> argparse.ArgumentParser:
     """The options (`--help` prints them and runs nothing)."""
-    parser = argparse.ArgumentParser(
-        prog="bench_chain.py", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = script_options.parser("bench_chain.py", __doc__)
     parser.add_argument("--quick", action="store_true", help="each row briefly")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when a row misses its target (within 3x icepool)")

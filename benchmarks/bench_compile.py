@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import script_options
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 GRAMMAR = ROOT / "dsl" / "grammar.lark"
@@ -195,9 +197,7 @@ def _mib(n: float) -> str:
 
 def arguments() -> argparse.ArgumentParser:
     """The options (`--help` prints them and runs nothing)."""
-    parser = argparse.ArgumentParser(
-        prog="bench_compile.py", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = script_options.parser("bench_compile.py", __doc__)
     parser.add_argument("--quick", action="store_true", help="a brief run (200, 400 lines)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--lines", type=int, metavar="N", help="one size of N lines")

@@ -47,6 +47,7 @@ from hand_dice import (PARRIED_BLOW, careful_parried_blow, icepool_blow,  # noqa
                        icepool_sum, summed_d10)
 from hand_steel import (careful_melee, figures, icepool_outcomes, icepool_wounds,  # noqa: E402
                         plain_figures, plain_melee, skill)
+import script_options  # noqa: E402
 
 QUICK = False  # `--quick`, set by main
 ONLY: list[str] | None = None  # `--only WORDS`, set by main
@@ -249,9 +250,7 @@ def start_row() -> tuple[str, Callable[[], Any], Callable[[], Any], int, str, An
 
 def arguments() -> argparse.ArgumentParser:
     """The options (`--help` prints them and runs nothing)."""
-    parser = argparse.ArgumentParser(
-        prog="bench_core.py", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = script_options.parser("bench_core.py", __doc__)
     parser.add_argument("--quick", action="store_true", help="each row briefly")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--only", metavar="WORDS", type=lambda text: text.split(","),

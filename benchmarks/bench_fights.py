@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rulecraft  # noqa: E402
 from hand_steel import EFFECTS, careful_melee, figures  # noqa: E402
+import script_options  # noqa: E402
 
 SHEETS = Path(__file__).resolve().parent.parent / "examples" / "ringing_steel"
 
@@ -308,9 +309,7 @@ def _interleaved(sides: list[Any], repeats: int) -> list[float]:
 
 def arguments() -> argparse.ArgumentParser:
     """The options (`--help` prints them and runs nothing)."""
-    parser = argparse.ArgumentParser(
-        prog="bench_fights.py", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = script_options.parser("bench_fights.py", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer fights and repeats")
     parser.add_argument("--runs", type=int, metavar="N",
                         help="the competent study's size (200 with --quick, else 2000)")

@@ -25,6 +25,7 @@ import test_hardening_crashes as crashes  # noqa: E402 - the tests' own attacks
 import test_hardening_fights as fights  # noqa: E402
 import test_hardening_work as work  # noqa: E402
 from resources import rulecraft  # noqa: E402
+import script_options  # noqa: E402
 
 Attack = Callable[[Path], list[str]]  # writes its files into a folder, gives the arguments
 
@@ -99,9 +100,7 @@ ATTACKS: list[tuple[str, Attack]] = [
 
 def arguments() -> argparse.ArgumentParser:
     """The options (`--help` prints them and runs nothing)."""
-    parser = argparse.ArgumentParser(
-        prog="bench_refusals.py", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = script_options.parser("bench_refusals.py", __doc__)
     parser.add_argument("--repeats", type=int, default=3, metavar="N",
                         help="runs of each attack, the median reported (default 3)")
     return parser
