@@ -41,7 +41,7 @@ from rulecraft.dsl import syntax as s
 from rulecraft.runtime.errors import Span
 from rulecraft.runtime.exact_plan import (ASSIGN, BRANCH, CHANGE, EXIT, GOTO, STATEMENT, Exit,
                                           Item, Segment, Stepper)
-from rulecraft.runtime.exact_known import AND, LEAF, NOT, OR, Test
+from rulecraft.runtime.exact_known import AND, LEAF, NOT, OR, Test, slot_of
 
 from .codegen import Writer, _blocks, _bound_names, _ends
 from .expressions import Env
@@ -589,7 +589,7 @@ class _Reader:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return Test(NOT, (self._test(node.operand),))
         leaf = Test(LEAF, uses=self._slots(node))
-        ok = all(_slot(u) in self.simple or type(u) is tuple and _slot(u) < self.params
+        ok = all(slot_of(u) in self.simple or type(u) is tuple and slot_of(u) < self.params
                  and u[1] != "@name" and type(u[1]) is str for u in leaf.uses)
         return self._framed(node, leaf) if ok else leaf
 
@@ -732,10 +732,6 @@ def _compared(node: ast.AST, index: dict[str, int]) -> tuple[int, tuple[str, Any
     if type(number) is int or number is None and op == "==" and left is node.left:
         return index[left.id], (op, number)
     return None
-
-
-def _slot(use: Any) -> int:
-    return use if type(use) is int else use[0]  # type: ignore[no-any-return]
 
 
 def _leaf(node: ast.expr, index: dict[str, int]) -> ast.Lambda:

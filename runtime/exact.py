@@ -41,8 +41,9 @@ from .combatants import Combatant
 from .dice import Counts, Dice
 from .errors import (ARITHMETIC, CalculationError, DiceError, RangeError, RulecraftError, Span,
                      calculation_message)
+from .exact_known import slot_of
 from .exact_plan import (BACK, CALL, FINISH, GOTO, NAMES, ROLL, Call, Plan, Stepper, _FIGURES,
-                         _SIMPLE, _key, _keyed, _slot)
+                         _SIMPLE, _key, _keyed)
 from .limits import Limits
 from .results import Outcome
 
@@ -634,7 +635,7 @@ class Exact:
         _parties_in(args, places, parties)
         inner = {id(h): i for i, h in enumerate(parties)}
         read: list[Combatant] = []  # the parties whose figures the callee reads
-        entry = {_slot(u) for u in callee.live(question)[0][0]}
+        entry = {slot_of(u) for u in callee.live(question)[0][0]}
         _parties_in([a for i, a in enumerate(args) if i in entry], inner, read)
         memo = (callee.name, question, tuple(_keyed(a, inner) if i in entry else None
                                              for i, a in enumerate(args)),

@@ -31,7 +31,8 @@ Decided = Optional[tuple[Any, ...]]
 _DEPTH = 8  # calls followed into callees, deciding their branches from known arguments
 
 
-def _slot(use: Any) -> int:
+def slot_of(use: Any) -> int:
+    """The slot a use reads: the slot itself, or the slot of `(slot, field)`."""
     return use if type(use) is int else use[0]  # type: ignore[no-any-return]
 
 
@@ -51,7 +52,7 @@ class Test:
         self.parts = parts
         self.fn = fn
         self.uses = uses.union(*(part.uses for part in parts))  # a leaf's, or all its parts'
-        self.reads = frozenset(map(_slot, self.uses))
+        self.reads = frozenset(map(slot_of, self.uses))
 
     def value(self, frame: Any, known: Callable[[Any], bool]
               ) -> tuple[bool | None, frozenset[Any]]:
@@ -94,7 +95,7 @@ def decide(stepper: Stepper, frame: Any, later: frozenset[int], first: frozenset
 
     def known_in(slots: frozenset[int]) -> Callable[[Any], bool]:
         def known(use: Any) -> bool:
-            slot = _slot(use)
+            slot = slot_of(use)
             if slot not in slots:
                 return False
             if slot in stepper.simple:
@@ -179,4 +180,4 @@ def _callee_names(stepper: Stepper) -> Iterable[str]:
             if ex.callee is not None and ex.callee in stepper.callees}
 
 
-__all__ = ["AND", "Decided", "LEAF", "NOT", "OR", "Test", "changeable", "decide"]
+__all__ = ["AND", "Decided", "LEAF", "NOT", "OR", "Test", "changeable", "decide", "slot_of"]

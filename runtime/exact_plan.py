@@ -19,7 +19,7 @@ from typing import Any
 from .combatants import Combatant
 from .dice import Dice
 from .errors import Span
-from .exact_known import Decided, Test, changeable, decide
+from .exact_known import Decided, Test, changeable, decide, slot_of
 from .results import Outcome
 
 
@@ -64,13 +64,9 @@ class Call(tuple):  # type: ignore[type-arg]
         return tuple((f, outcome._values[f]) for f in names)
 
 
-def _slot(use: Any) -> int:
-    return use if type(use) is int else use[0]
-
-
 def _drop(live: set[Any], slot: int) -> None:
     """A slot set anew: neither it nor any field of it is read from before here."""
-    for use in [u for u in live if _slot(u) == slot]:
+    for use in [u for u in live if slot_of(u) == slot]:
         live.discard(use)
 
 
@@ -176,8 +172,8 @@ class Stepper:
         self._changeable: Any = _NOT_YET  # `exact_known.changeable`, once its callees are known
         # What `decide` gave, by the values it reads (the figures of a party by identity).
         self._decided: dict[tuple[Any, ...], tuple[tuple[Any, ...], Decided]] = {}
-        known = ({_slot(u) for test, _ in self.tests for u in test.uses} |
-                 {_slot(u) for ex, _ in self.calls for reads in ex.args for u in reads}) & \
+        known = ({slot_of(u) for test, _ in self.tests for u in test.uses} |
+                 {slot_of(u) for ex, _ in self.calls for reads in ex.args for u in reads}) & \
             (self.fixed | self.untouched)
         self._simple_known = _getter(sorted(known & self.simple))
         self._other_known = _getter(sorted(known - self.simple))
@@ -303,7 +299,7 @@ class Stepper:
         waits: set[Any] = set()  # targets some state must wait at: all wait there
         for pc, (segment, place) in enumerate(zip(self.segments, places)):
             same = self.same[pc]
-            kept = [u for u in place.live if _slot(u) not in same]
+            kept = [u for u in place.live if slot_of(u) not in same]
             for ex in segment.exits():
                 if segment.mutates or not self._straight(pc, ex, kept, place, places):
                     waits.add(ex.target)
@@ -327,7 +323,7 @@ class Stepper:
                 inner = None if decided is None or ex.at is None else decided[ex.at]
                 callee = self.callees[ex.callee]  # type: ignore[index]
                 asked = places.asked[ex.target]  # type: ignore[index]
-                entry = {_slot(u) for u in callee.live(asked, inner)[0][0]}
+                entry = {slot_of(u) for u in callee.live(asked, inner)[0][0]}
                 read = tuple(i for i in range(len(ex.args)) if i in entry)
                 found[ex.target] = read  # type: ignore[index]
         return found
@@ -342,7 +338,7 @@ class Stepper:
         # A total read whole tells the states apart (one compared may merge with another).
         rolled = ex.kind == ROLL and bool({ex.bound, ex.onto} & there.live)
         return (bool(kept) or rolled) and (pc == 0 or set(place.mask) <= set(there.mask)) and \
-            all(_slot(u) not in changed and (u in there.live or _slot(u) in there.live)
+            all(slot_of(u) not in changed and (u in there.live or slot_of(u) in there.live)
                 for u in kept)
 
     def live(self, question: Any, decided: Decided = None
@@ -392,11 +388,11 @@ class Stepper:
         for item in reversed(items):
             kind = item.kind
             if kind == ASSIGN:
-                if any(_slot(u) == item.slot for u in now):
+                if any(slot_of(u) == item.slot for u in now):
                     _drop(now, item.slot)  # type: ignore[arg-type]
                     now |= item.uses
             elif kind == CHANGE:  # a party some slot still reads
-                if any(_slot(u) == item.slot or _slot(u) in loose for u in now):
+                if any(slot_of(u) == item.slot or slot_of(u) in loose for u in now):
                     now |= item.uses
             elif kind == EXIT:  # what follows a return is not run on its path
                 now = self._needs(item.exits[0], live, question, asked, decided)
@@ -436,7 +432,7 @@ class Stepper:
             return after | ex.reads
         # A call: what the callee reads of its arguments, asked what this procedure reads of
         # its outcome and of the parties it was given.
-        later = {_slot(u) for u in after}
+        later = {slot_of(u) for u in after}
         loose = bool(later & self.loose)
         callee = self.callees[ex.callee]  # type: ignore[index]
         if callee._working_out:  # a circle of calls (down to a bound): it may read them all
@@ -446,8 +442,8 @@ class Stepper:
             return after.union(*ex.args)
         parties = frozenset(i for i, reads in enumerate(ex.args)
                             if i in callee.party_slots and (
-                                {_slot(u) for u in reads} & later or
-                                (loose and {_slot(u) for u in reads} - self.simple)))
+                                {slot_of(u) for u in reads} & later or
+                                (loose and {slot_of(u) for u in reads} - self.simple)))
         told = live[ex.target]  # type: ignore[index]
         # An outcome compared with a number (no rule does) is read whole.
         compared = any(type(u) is tuple and u[0] == ex.bound and type(u[1]) is tuple
@@ -458,7 +454,7 @@ class Stepper:
         if asked is not None:
             asked[ex.target] = call  # type: ignore[index]
         inner = None if decided is None or ex.at is None else decided[ex.at]
-        entry = {_slot(u) for u in callee.live(call, inner)[0][0]}
+        entry = {slot_of(u) for u in callee.live(call, inner)[0][0]}
         return after.union(*(reads for i, reads in enumerate(ex.args) if i in entry))
 
     def _place(self, live: frozenset[Any], asked: dict[int, Call],
@@ -467,7 +463,7 @@ class Stepper:
         """What two states at a segment must share: what is read from there on (of an
         outcome, only the fields read), and the figures of each party a slot read from there
         on can reach. Values the same in every state there (`same`) are left out."""
-        told = {u for u in live if _slot(u) not in same}
+        told = {u for u in live if slot_of(u) not in same}
         # A value read only in comparisons with whole numbers (`attack_roll == 1`) or none is
         # keyed by their results: the rolls that compare alike merge.
         compared: dict[int, set[tuple[str, Any]]] = {}
@@ -488,7 +484,7 @@ class Stepper:
         tests = tuple((slot, op, number) for slot in sorted(set(compared) - whole)
                       for op, number in sorted(compared[slot], key=repr))
         parted = tuple((slot, tuple(sorted(names))) for slot, names in sorted(fields.items()))
-        read = {_slot(u) for u in live}
+        read = {slot_of(u) for u in live}
         if read & self.loose:
             mask: tuple[int, ...] = tuple(range(parties))  # a slot may hold any party
         else:
@@ -514,7 +510,7 @@ class Plan(list):  # type: ignore[type-arg]
         self.keys = [place.key for place in self]
         self.lives = [place.live for place in self]
         # The slots read from each segment on, whole or not (a total compared is read).
-        self.reads = [frozenset(map(_slot, place.live)) for place in self]
+        self.reads = [frozenset(map(slot_of, place.live)) for place in self]
         self.straight: frozenset[int] = frozenset()
         self.unread: frozenset[int] = frozenset()  # after a roll nothing reads: any total
         self.direct: frozenset[int] = frozenset()
