@@ -223,6 +223,49 @@ class Figure:
 
 
 @attrs.define(eq=False)
+class Downstream:
+    """What a change of one field moves: the figures reading it directly (`direct`), and the
+    figures downstream of those (`names`), which depend on nothing but the fields they read
+    from outside themselves (`inputs`: the direct figures among them). What the downstream
+    figures come to is remembered by what the inputs hold; a map among them is keyed by its
+    frozen image."""
+
+    direct: tuple[Figure, ...]  # in dependency order
+    names: tuple[str, ...]  # sorted, as `results` gives their values
+    inputs: tuple[str, ...]  # sorted, as `key` reads them
+    maps: bool  # whether an input can hold a map
+    memo: dict[tuple[Any, ...], tuple[Any, ...]] = attrs.field(factory=dict)
+    _inputs: Callable[[dict[str, Any]], tuple[Any, ...]] = attrs.field(init=False)
+    results: Callable[[dict[str, Any]], tuple[Any, ...]] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._inputs = _reader(frozenset(self.inputs))
+        self.results = _reader(frozenset(self.names))
+
+    @classmethod
+    def of(cls, model: CombatantModel, changed: str) -> Downstream:
+        direct = tuple(f for f in model.figures if changed in f.reads)
+        moved, reads = {f.name for f in direct}, set()
+        for figure in model.figures:  # in dependency order: a reader after what it reads
+            if figure.reads & moved and figure not in direct:
+                moved.add(figure.name)
+                reads |= figure.reads
+        names = moved - {f.name for f in direct}
+        inputs = reads - names
+        return cls(direct, tuple(sorted(names)), tuple(sorted(inputs)),
+                   bool(inputs & set(model.listy_names)))
+
+    def key(self, values: dict[str, Any]) -> tuple[Any, ...]:
+        """What the inputs hold, with each value's type (1, 1.0 and true are equal in Python,
+        not in a rule's arithmetic). A map is keyed by its frozen image; anything else that
+        cannot be a key makes the memo refuse it (TypeError)."""
+        held = self._inputs(values)
+        if self.maps:
+            held = tuple(_frozen(v) if type(v) is dict else v for v in held)
+        return (*held, *map(type, held))
+
+
+@attrs.define(eq=False)
 class CombatantModel:
     """What a combatant of a rulebook is made of, and how its derived figures are computed."""
 
@@ -237,6 +280,7 @@ class CombatantModel:
     figures: tuple[Figure, ...] = attrs.field(default=(), repr=False)  # in dependency order
     _read_by: dict[str, tuple[int, ...]] | None = attrs.field(default=None, repr=False,
                                                               init=False)
+    _downstream: dict[str, Downstream] = attrs.field(factory=dict, repr=False, init=False)
     _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
@@ -313,12 +357,43 @@ class CombatantModel:
         return cached
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
-        """The figures downstream of `changed`, in dependency order, each worked out again
-        (or found remembered: `Figure.worked_out`) only when something it reads came out
-        different: a figure that comes out as it was passes nothing on, and the figures
-        reading only it are never looked at."""
+        """The figures downstream of `changed`, worked out again. Those reading it directly
+        are worked out (or found remembered: `Figure.worked_out`); the rest depend on nothing
+        but the fields they read from outside themselves (`Downstream`), and when those hold
+        values met before, they are what they came to then, set in one go. A fight's fatigue
+        moves a dozen figures through the few values its penalties take, and its injuries
+        through the few sums of their effects, under every mix of the two."""
+        plan = self._downstream.get(changed)
+        if plan is None:
+            plan = self._downstream[changed] = Downstream.of(self, changed)
+        moved = False
+        for figure in plan.direct:
+            old, new = values[figure.name], figure.worked_out(values)
+            if type(new) is not type(old) or new != old:
+                values[figure.name] = new
+                moved = True
+        if not moved or not plan.names:  # a figure that comes out as it was passes nothing on
+            return
+        key: tuple[Any, ...] | None = plan.key(values)
+        try:
+            found = plan.memo.get(key, _MISSING)
+        except TypeError:  # a value that cannot be a key: worked out, not remembered
+            key, found = None, _MISSING
+        if found is not _MISSING:
+            values.update(zip(plan.names, found))
+            return
+        readers = self._readers()
+        self._propagate(values, sorted({at for figure in plan.direct
+                                        for at in readers.get(figure.name, ())}))
+        if key is not None:
+            if len(plan.memo) >= MEMO_SIZE:
+                plan.memo.clear()
+            plan.memo[key] = plan.results(values)
+
+    def _propagate(self, values: dict[str, Any], due: list[int]) -> None:
+        """The figures at `due` (places in `figures`, a heap) worked out again in dependency
+        order, each passing a change on to its readers only when it came out different."""
         figures, readers = self.figures, self._readers()
-        due = list(readers.get(changed, ()))  # places in `figures`, in dependency order
         while due:
             figure = figures[heappop(due)]
             old, new = values[figure.name], figure.worked_out(values)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulecraft
+from rulecraft.runtime.combatants import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 RB = rulecraft.load("ringing_steel")
@@ -56,12 +58,12 @@ def test_a_point_of_fatigue_below_the_limit_works_out_only_what_reads_it():
     figures = MODEL.figures
     try:
         MODEL.figures = tuple(type(f)(f.name, _counted(f, worked), f.reads) for f in figures)
-        MODEL._read_by = None
+        MODEL._read_by, MODEL._downstream = None, {}
         MODEL._cache.clear()
         tired = fighter.changed("fatigue", 1)
     finally:
         MODEL.figures = figures
-        MODEL._read_by = None
+        MODEL._read_by, MODEL._downstream = None, {}
     assert tired.fatigue == 1 and tired.fatigue_over == 0
     assert set(worked) == {f.name for f in figures if "fatigue" in f.reads}
     assert "anti_parry" not in worked and "fatigue_over" in worked
@@ -76,3 +78,39 @@ def _counted(figure, worked):
         worked.append(figure.name)
         return figure.fn(v)
     return fn
+
+
+def test_figures_downstream_are_remembered_by_what_they_read_not_by_the_whole_state():
+    # "derived wound_attack = sum(injury_effects[i].anti_parry for i in flatten(injuries))":
+    # a Wound in the chest and a Wound in the arm give the same sums, so everything downstream
+    # of the sums (penalties, anti-parry, parries, speed) is set as it came out for the first,
+    # though the second state is new: only the sums are looked at again.
+    fighter = RB.combatant(**SHEET)
+    looked: list[str] = []
+    figures = MODEL.figures
+    try:
+        MODEL.figures = tuple(Looked(f.name, f.fn, f.reads, looked) for f in figures)
+        MODEL._read_by, MODEL._downstream = None, {}
+        MODEL._cache.clear()
+        chest = fighter.changed("injuries", {"Chest": ("Wound",)})
+        assert "anti_parry" in looked and "wound_attack" in looked
+        looked.clear()
+        arm = fighter.changed("injuries", {"Arm": ("Wound",)})
+        assert sorted(looked) == ["wound_attack", "wound_defence", "wound_time"]
+    finally:
+        MODEL.figures = figures
+        MODEL._read_by, MODEL._downstream = None, {}
+    MODEL._cache.clear()
+    assert chest._values == afresh(chest) and arm._values == afresh(arm)
+    assert arm.anti_parry == chest.anti_parry < fighter.anti_parry
+
+
+@attrs.frozen
+class Looked(Figure):
+    """A figure noting each time it is looked at (worked out or found in its own memo)."""
+
+    looked: list[str] = attrs.field(factory=list, eq=False)
+
+    def worked_out(self, values):
+        self.looked.append(self.name)
+        return super().worked_out(values)
