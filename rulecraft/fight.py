@@ -19,6 +19,7 @@ from rulecraft.runtime.fight_sides import by_sides, many_a_side
 from rulecraft.runtime.fights import Fight, encounters, fight, pick_encounter
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 from rulecraft.runtime.rulebook import Rulebook
+from rulecraft.runtime.values import to_public
 from rulecraft.runtime.work import budget
 
 from .api import read_bounded, shown
@@ -252,22 +253,21 @@ def _state_figures(fighter: Combatant) -> list[tuple[str, Exact]]:
     """A fighter's state as numbers to average: numbers as they are, each item of a list or a
     map of lists counted (injuries by kind)."""
     figures: list[tuple[str, Exact]] = []
-    for f in fighter.model.fields:
-        if f.role != "state":
-            continue
-        value = fighter[f.name]
+    values = fighter._values
+    for name in fighter.model.state_names:
+        value = to_public(values[name])
         kind = type(value)
         if kind is int or kind is float:  # most of a state: numbers (checked at C speed)
-            figures.append((f.name, _exact(value)))
+            figures.append((name, _exact(value)))
             continue
         if kind is bool or kind is str or value is None:  # nothing to average
             continue
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            figures.append((f.name, _exact(value)))
+            figures.append((name, _exact(value)))
         items = [i for v in value.values() for i in v] if isinstance(value, Mapping) and all(
             isinstance(v, (list, tuple)) for v in value.values()) else \
             list(value) if isinstance(value, (list, tuple)) else []
-        figures += [(f"{f.name}: {item}", 1) for item in items]
+        figures += [(f"{name}: {item}", 1) for item in items]
     return figures
 
 

@@ -286,6 +286,7 @@ class CombatantModel:
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
     _given_at: dict[str, int] | None = attrs.field(default=None, repr=False, init=False)
     _listy: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
+    _states: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
 
     def field(self, name: str) -> Field:
         if self._by_name is None:
@@ -305,6 +306,13 @@ class CombatantModel:
         if self._given is None:
             self._given = tuple(f.name for f in self.fields if f.role != "derived")
         return self._given
+
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        """The state fields: what a fight changes."""
+        if self._states is None:
+            self._states = tuple(f.name for f in self.fields if f.role == "state")
+        return self._states
 
     @property
     def listy_names(self) -> tuple[str, ...]:
@@ -350,10 +358,13 @@ class CombatantModel:
         except ARITHMETIC as err:
             raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
                                    f"{self.name}", self.span, self.source) from None
-        if not any(bulky(cached[n]) for n in self.listy_names):  # what the key holds
-            if len(self._cache) > 4096:
-                self._cache.clear()
-            self._cache[key] = cached
+        for name in self.listy_names:  # what the key holds (`bulky`, written out)
+            held = cached[name]
+            if type(held) in _SIZED and len(held) > REMEMBERED:
+                return cached
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[key] = cached
         return cached
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
@@ -461,10 +472,13 @@ def _about(name: str, err: RangeError) -> RangeError:
 REMEMBERED = 64  # a state holding a longer list or map is not remembered as a change's result
 
 
+_SIZED = (tuple, dict)  # the values that can be `bulky`
+
+
 def bulky(value: Any) -> bool:
     """Whether a state value is too long to remember as the result of a change: each state
     remembers the next, so a run growing a list step by step would keep every size of it."""
-    return type(value) in (tuple, dict) and len(value) > REMEMBERED
+    return type(value) in _SIZED and len(value) > REMEMBERED
 
 
 class Combatant:

@@ -403,6 +403,12 @@ class RunContext:
         """The items of a `for each`, each traced as the loop's value (and costing the steps
         of the loop's body)."""
         items = tuple(items)
+        if self._ahead(cost, len(items)):  # a short loop within every bound: paid at once
+            for item in items:
+                self.values[name] = item
+                self.trace.append(("each", name, item, span))
+                yield item
+            return
         for made, item in enumerate(items):
             self._pass(span, cost, made, len(items))
             self.values[name] = item
@@ -462,6 +468,20 @@ class RunContext:
             raise RangeError(f"this run has made more than {self.limits.loop_passes} loop passes "
                              f"{Limits.hint('loop_passes')}", span, self.source)
         self._spend(span, cost, made, passes)
+
+    def _ahead(self, cost: int, passes: int) -> bool:
+        """The passes of a short loop (`for each f in [first, second]`) paid before the first,
+        when all of them are within `loop_passes` and the command's work: what paying pass by
+        pass would come to, in one step (a loop that would be refused pays pass by pass, to
+        be refused at the pass that goes over, saying how far it got). Only a short loop: the
+        trace is weighed at each pass of a long one."""
+        work = self.work
+        if passes > _AHEAD or self.passes_made + passes > self.limits.loop_passes or \
+                work.left < cost * passes or len(self.trace) > self._mark:
+            return False
+        self.passes_made += passes
+        work.left -= cost * passes
+        return True
 
     def _spend(self, span: Span, cost: int, made: int = 0, passes: int = 0) -> None:
         """A pass or a call: its cost from the command's work, and the trace kept in bounds
@@ -538,6 +558,7 @@ class RunContext:
 
 
 _WEIGH_EVERY = 64  # trace entries added between two weighings of the trace
+_AHEAD = 4  # the passes of a loop at most that are paid before its first (`RunContext._ahead`)
 _SIZED = (tuple, dict)  # a value that weighs its items too (`_weight`)
 
 

@@ -64,8 +64,10 @@ def make_helpers(source: str) -> dict[str, Any]:
         if is_open:
             budget.items = spent
         work = opened()
-        if work is not None:
-            work.spend(count, span, source)
+        if work is not None:  # `Work.spend`, written out: an aggregate makes one at every step
+            work.left -= count
+            if work.left < 0:
+                work.refuse(span, source)
 
     def _items(items: Any, span: Span, limit: int, weight: int = 1) -> Any:
         """The collection an aggregate goes over, its items spent from the budget first (each
