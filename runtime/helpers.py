@@ -313,10 +313,26 @@ def make_helpers(source: str) -> dict[str, Any]:
             return Record({k: _cell(v, given, span) for k, v in row._data.items()})
         return _cell(row, given, span)
 
+    looked_up: dict[tuple[Any, ...], Any] = {}  # `_given_field`'s answers
+
     def _given_field(table: Table, keys: tuple[Any, ...], given: dict[str, Any], field: str,
                      span: Span) -> Any:
-        """`t[k, walk = 6].time`: one field of the row, worked out with the given figures."""
-        return _cell(_found(table, keys, given)._data[field], given, span)
+        """`t[k, walk = 6].time`: one field of the row, worked out with the given figures;
+        remembered by them (a table and its expressions never change, and a duel asks
+        `timings["SK", base_speed = …].time` at every blow). The key holds each figure's type
+        (1, 1.0 and true are equal in Python, not in a rule's arithmetic)."""
+        figures = tuple(given.values())
+        key = (id(table), keys, field, *given, *figures, *map(type, figures))
+        try:
+            found = looked_up.get(key, looked_up)
+        except TypeError:  # a key or figure that cannot be a key (a map): looked up each time
+            return _cell(_found(table, keys, given)._data[field], given, span)
+        if found is looked_up:
+            found = _cell(_found(table, keys, given)._data[field], given, span)
+            if len(looked_up) >= 4096:
+                looked_up.clear()
+            looked_up[key] = found
+        return found
 
     return {
         "_Decimal": Decimal,
