@@ -234,10 +234,22 @@ class Tally:
 
         outcomes = dict(sorted(self.outcomes.items(), key=lambda kv: (-kv[1], kv[0])))
         standing = {name: self.standing.get(name, 0) for name in fighters(self.standing)}
-        states = {name: {k: mean(v) for k, v in sorted(self.states.get(name, {}).items())}
-                  for name in fighters(self.states)}
+        states = {name: {k: mean(v) for k, v in sorted(_items_met(
+            self.states.get(name, {}), self.states).items())} for name in fighters(self.states)}
         return Study(self.runs, outcomes, standing, mean(self.time), mean(self.passes), states,
                      self.sides, dict(self.side_wins), self.draws)
+
+
+def _items_met(own: dict[str, Exact], everyone: Mapping[str, dict[str, Exact]]
+               ) -> dict[str, Exact]:
+    """A fighter's state sums with every list item that a fighter of his kind met
+    (`injuries: Death`), at 0 where he met none, so that their summaries read side by side.
+    Fighters of a kind have the same number fields (`fatigue`, always summed); a horse's
+    summary gains nothing of his rider's."""
+    plain = {key for key in own if ": " not in key}
+    return {**{key: 0 for figures in everyone.values()
+               if {k for k in figures if ": " not in k} == plain
+               for key in figures if ": " in key}, **own}
 
 
 def _count(into: dict[str, Any], key: str, amount: Exact) -> None:

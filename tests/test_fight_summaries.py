@@ -111,3 +111,23 @@ def test_an_ending_of_the_rules_own_says_how_long_the_fight_took():
     assert rounds > 0 and fight.length() == (rounds, rounds)
     ending = [line for line in fight.log().splitlines() if line.startswith("ended:")]
     assert ending == [f"ended: {fight.result.outcome.name} (at {rounds} rounds)"]
+
+
+def test_two_fighters_of_a_kind_are_summed_up_with_the_same_figures():
+    # In these 24 fights only the spearman ("foe") takes a Disable; the swordsman still shows
+    # "injuries: Disable 0.00", so the two lines read side by side. Every item's mean is the
+    # single fights' own.
+    rb, fighters, encounter, policy = CASES["tenths"]
+    summary = study(rb, fighters, RUNS, seed=SEED, names=["hero", "foe"], encounter=encounter,
+                    policy=policy, workers=1)
+    hero, foe = summary.states["hero"], summary.states["foe"]
+    assert list(hero) == list(foe)
+    for name, state in summary.states.items():
+        disabled = 0
+        for i in range(RUNS):
+            one = rb.fight(fighters, seed=SEED * 1_000_003 + i, names=["hero", "foe"],
+                           encounter=encounter, policy=policy)
+            final = {one.name(f): f for f in one.fighters}[name]
+            disabled += sum(items.count("Disable") for items in final.injuries.values())
+        assert state["injuries: Disable"] == pytest.approx(disabled / RUNS)
+    assert hero["injuries: Disable"] == 0 < foe["injuries: Disable"]
