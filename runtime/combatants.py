@@ -281,7 +281,7 @@ class CombatantModel:
     _read_by: dict[str, tuple[int, ...]] | None = attrs.field(default=None, repr=False,
                                                               init=False)
     _downstream: dict[str, Downstream] = attrs.field(factory=dict, repr=False, init=False)
-    _cache: dict[Any, dict[str, Any]] = attrs.field(factory=dict, repr=False, init=False)
+    _cache: dict[Any, Combatant] = attrs.field(factory=dict, repr=False, init=False)
     _given: tuple[str, ...] | None = attrs.field(default=None, repr=False, init=False)
     _by_name: dict[str, Field] | None = attrs.field(default=None, repr=False, init=False)
     _given_at: dict[str, int] | None = attrs.field(default=None, repr=False, init=False)
@@ -340,15 +340,17 @@ class CombatantModel:
         the change there (a point of fatigue below the limit moves no penalty)."""
         if key is None:
             key = _freeze(values)
-        cached = self._cache.get(key)
-        if cached is None:
-            cached = self._worked_out(values, key, changed)
-        return cached
+        found = self._cache.get(key)
+        if found is None:
+            found = self._worked_out(values, key, changed)
+        return found._values
 
     def _worked_out(self, values: dict[str, Any], key: tuple[Any, ...],
-                    changed: str | None = None, own: bool = False) -> dict[str, Any]:
-        """`derived` once `key` is known not to be remembered (`changed` has looked).
-        `own`: `values` is the caller's fresh copy, filled in place instead of copied again."""
+                    changed: str | None = None, own: bool = False) -> Combatant:
+        """The state `derived` finds once `key` is known not to be remembered (`changed` has
+        looked), remembered as a combatant: one met again by another path of changes finds
+        the changes already made from it (`Combatant._next`). `own`: `values` is the caller's
+        fresh copy, filled in place instead of copied again."""
         cached = values if own else dict(values)
         try:
             if changed is None or not self.figures:
@@ -358,14 +360,16 @@ class CombatantModel:
         except ARITHMETIC as err:
             raise CalculationError(f"{calculation_message(err)} in a derived figure of this "
                                    f"{self.name}", self.span, self.source) from None
+        state = Combatant(self, cached)
+        state._key = key
         for name in self.listy_names:  # what the key holds (`bulky`, written out)
             held = cached[name]
             if type(held) in _SIZED and len(held) > REMEMBERED:
-                return cached
+                return state
         if len(self._cache) > 4096:
             self._cache.clear()
-        self._cache[key] = cached
-        return cached
+        self._cache[key] = state
+        return state
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
         """The figures downstream of `changed`, worked out again. Those reading it directly
@@ -518,13 +522,11 @@ class Combatant:
                 image = self._key = _freeze({n: self._values[n] for n in model.given_names})
             at = model.given_at(name)
             image = image[:at] + (key,) + image[at + 1:]
-            cached = model._cache.get(image)
-            if cached is None:
+            found = model._cache.get(image)
+            if found is None:
                 values = dict(self._values)  # its figures too: those downstream are redone
                 values[name] = value
-                cached = model._worked_out(values, image, changed=name, own=True)
-            found = Combatant(model, cached)
-            found._key = image
+                found = model._worked_out(values, image, changed=name, own=True)
             if not bulky(value):
                 if len(self._next) > 256:
                     self._next.clear()

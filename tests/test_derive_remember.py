@@ -99,3 +99,23 @@ def test_a_yes_no_value_is_checked_as_before() -> None:
     for wrong in (1, 0, "yes", None):
         with pytest.raises(RangeError, match="winded must be"):
             check_value("winded", yes_no, wrong, None, None)
+
+
+def test_a_state_met_again_by_another_path_is_the_same_state() -> None:
+    # A fight's fatigue goes up a point at each blow and down at each twentieth tenth: the
+    # state it comes back to is the one it was, with the changes already made from it, so
+    # the next blow's point is found, not worked out (nor the state's image hashed) again.
+    fighter, _ = model_and_fighter()
+    tired = fighter.changed("fatigue", 1)
+    rested = tired.changed("fatigue", 0)
+    assert rested.changed("fatigue", 1) is tired
+    assert rested.changed("fatigue", 1).changed("fatigue", 0) is rested
+    assert rested.load == fighter.load and tired.load == fighter.load + 1
+
+
+def test_two_fighters_built_alike_stay_two() -> None:
+    # A mirror match (a swordsman against a swordsman): built from the same sheet, they share
+    # their states' figures but are two fighters, each with its own handle in a run.
+    fighter, model = model_and_fighter()
+    twin = model.build(strength=3, tally={})
+    assert twin is not fighter and twin == fighter and twin._values is fighter._values
