@@ -10,8 +10,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
 from rulecraft.dsl import syntax as s
 from rulecraft.runtime.combatants import check_value
 from rulecraft.runtime.errors import RuleTypeError, RulecraftError, Span

@@ -16,7 +16,6 @@ from rulecraft.runtime.errors import (RulecraftError, RuleTypeError, Span, Unkno
 from rulecraft.runtime.limits import DEFAULT_LIMITS, Limits
 
 from .sides import UNION, common_fields
-from .types import ANY, BOOL, DICE, INT, NUM, T, Domain
 from .types import ANY, BOOL, DICE, FACING, HEX, INT, NUM, T, Domain
 
 # The types of space (docs/language.md, "Space"): a hex of the grid and a facing, 0 to 5.

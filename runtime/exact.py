@@ -249,8 +249,8 @@ class Exact:
         plan = stepper.plan(question, party_of, len(parties))
         refine: Callable[[Any], Plan] | None = None
         if stepper.tests or stepper.calls:
-            def refine(first: Any) -> Plan:
-                return stepper.plan(question, party_of, len(parties), stepper.decide(first))
+            refine = lambda first: stepper.plan(  # noqa: E731 - the plan for what it decides
+                question, party_of, len(parties), stepper.decide(first))
         ctx = self.ctx
         outer, ctx.fused = ctx.fused, plan.direct if refine is None else frozenset()
         try:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .combatants import Combatant, CombatantModel, Param, ValueType
+from .combatants import Combatant, CombatantModel, Param
 from .errors import RangeError, Span, UnknownEntryError
 from .tables import Table
 
