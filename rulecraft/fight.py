@@ -118,6 +118,7 @@ class Study:
     side_wins: dict[str, int] = attrs.field(factory=dict)
     draws: int = 0
     clock: str = ""  # the encounter's clock, the unit of `mean_time` ("tenths", "rounds")
+    counted: str = ""  # what `mean_passes` counts, as the outcomes say: "turns" or "rounds"
 
     def side_rates(self) -> dict[str, tuple[float, float, float]]:
         """Each side's rate of winning (and `draw`'s), with a 95% (Wilson) interval."""
@@ -142,7 +143,7 @@ class Study:
                 else "draws (no side alone standing)"
             lines.append(f"{who}: {rate:6.1%} (95% interval {low:.1%}–{high:.1%})")
         lines.append(f"mean length: {self.mean_time:.1f} {self.clock or '(time)'}, "
-                     f"{self.mean_passes:.1f} (turns or rounds)")
+                     f"{self.mean_passes:.1f} {self.counted or '(turns or rounds)'}")
         for name, figures in self.states.items():
             shown = ", ".join(f"{k} {v:.2f}" for k, v in figures.items())
             lines.append(f"{name}, mean per fight: {shown}")
@@ -158,7 +159,7 @@ class Study:
                 "win_rates": {k: {"rate": r, "low": lo, "high": hi}
                               for k, (r, lo, hi) in self.win_rates().items()},
                 "mean_time": self.mean_time, "clock": self.clock,
-                "mean_passes": self.mean_passes,
+                "mean_passes": self.mean_passes, "counted": self.counted,
                 "states": self.states}
 
 
@@ -179,12 +180,15 @@ class Tally:
     sides: dict[str, list[str]] = attrs.field(factory=dict)  # when more than one against one
     side_wins: dict[str, int] = attrs.field(factory=dict)
     draws: int = 0
+    counted: str = ""  # "turns" or "rounds": what the encounter's outcomes count
 
     def add(self, done: Fight) -> None:
         """One finished fight: how it ended, who was standing, each fighter's state."""
         outcome = done.result.outcome
         self.runs += 1
         _count(self.outcomes, outcome.name, 1)
+        if not self.counted:  # `turn f:` loops end counting turns, `round:` loops rounds
+            self.counted = next((c for c in ("turns", "rounds") if c in outcome), "")
         played = done.played()
         if played:  # nobody stands in an unplayed fight
             for fighter in done.standing():
@@ -218,6 +222,7 @@ class Tally:
         for name, count in other.side_wins.items():
             _count(self.side_wins, name, count)
         self.draws += other.draws
+        self.counted = self.counted or other.counted
         for name, figures in other.states.items():
             into = self.states.setdefault(name, {})
             for key, figure in figures.items():
@@ -237,7 +242,7 @@ class Tally:
         states = {name: {k: mean(v) for k, v in sorted(_items_met(
             self.states.get(name, {}), self.states).items())} for name in fighters(self.states)}
         return Study(self.runs, outcomes, standing, mean(self.time), mean(self.passes), states,
-                     self.sides, dict(self.side_wins), self.draws)
+                     self.sides, dict(self.side_wins), self.draws, counted=self.counted)
 
 
 def _items_met(own: dict[str, Exact], everyone: Mapping[str, dict[str, Exact]]

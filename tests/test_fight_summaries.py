@@ -64,6 +64,10 @@ def test_every_figure_of_many_fights_is_what_the_single_fights_say(clock):
     # The mean length in the clock's own unit ("mean length: 60.9 tenths"), as the log's times.
     assert summary.clock == clock and f"{summary.mean_time:.1f} {clock}," in summary.report()
     assert summary.as_json()["clock"] == clock
+    # The passes by what the outcomes count ("time" and "rounds", or "time" and "turns").
+    counted = "rounds" if clock == "rounds" else "turns"
+    assert summary.counted == counted == summary.as_json()["counted"]
+    assert f"{summary.mean_passes:.1f} {counted}\n" in summary.report()
 
 
 def test_a_choice_a_policy_answers_is_logged_as_the_policy_s():
