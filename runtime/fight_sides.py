@@ -73,8 +73,13 @@ def side_arguments(encounter: Procedure, fighters: Any) -> dict[str, Any]:
         kinds = ", ".join(params[m].type.text for m in members)
         if len(group) != len(members) or any(params[m].type.kind != "combatant"
                                              for m in members):
+            several = len(group) > len(members) == 1
             raise RangeError(f"the side {side} of encounter {encounter.name} is {kinds}; "
-                             f"{len(group)} fighter(s) given")
+                             f"{len(group)} fighter(s) given" + (
+                                 " (a side of several fighters needs an encounter whose side "
+                                 "takes a list of them: `--encounter NAME`, `encounter=` from "
+                                 "Python; `rulecraft show RULEBOOK` lists the encounters)"
+                                 if several else ""))
         arguments.update(zip(members, group))
     return arguments
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -388,3 +389,16 @@ def test_going_over_the_fighters_is_work():
         spent.append((work.spent, r.outcome["turns"]))
     (plain, turns), (looking, again) = spent
     assert turns == again and turns > 20 and looking - plain >= 2 * 40 * turns
+
+
+def test_several_fighters_for_a_side_of_one_say_how_to_play_them():
+    # README: "Sides of several fighters are written apart by `vs` (`a.toml b.toml vs c.toml`:
+    # two against one; Ringing Steel's `skirmish`)". Given to the duel (a fighter a side), the
+    # refusal says to name an encounter whose side takes a list.
+    steel = str(Path(__file__).resolve().parent.parent / "examples" / "ringing_steel") + "/"
+    result = CliRunner().invoke(cli, [
+        "fight", "ringing_steel", steel + "swordsman.toml", steel + "spearman.toml", "vs",
+        steel + "swordsman.toml", "--seed", "2"])
+    assert result.exit_code == 1
+    assert "the side first of encounter duel is fighter; 2 fighter(s) given" in result.output
+    assert "--encounter NAME" in result.output and "lists the encounters" in result.output
