@@ -127,8 +127,7 @@ class Result:
             entries: list[TraceEntry] = []
             depth = self.dropped[1]
             if self.dropped[0]:
-                entries.append(TraceEntry("dropped", "earlier steps", self.dropped[0], None,
-                                          "not kept: limit trace_entries"))
+                entries.append(TraceEntry(*dropped_parts(self.dropped[0])))
             for step in self._steps:
                 if step[0] == "return":
                     depth -= 1
@@ -152,6 +151,11 @@ class Result:
             "combatants": {k: jsonable(c.as_dict()) for k, c in self.combatants.items()},
             "trace": [e.as_json() for e in self.trace],
         }
+
+
+def dropped_parts(count: int) -> tuple[str, str, int, None, str]:
+    """The first step of a trace cut short: how many of the oldest were not kept."""
+    return "dropped", "earlier steps", count, None, "not kept: limit trace_entries"
 
 
 def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "",

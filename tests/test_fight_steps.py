@@ -96,6 +96,30 @@ def test_a_fights_log_is_the_same_read_from_its_steps_or_its_trace() -> None:
         assert any(e["kind"] == "call" and e["dice"] for e in quick)
 
 
+def test_a_fights_log_cut_short_ends_as_the_whole_fights_log_ends() -> None:
+    """"the trace keeps its newest entries ... and says how many it dropped" (issue 21), and a
+    fight's log is read from the steps kept: it opens with that note, and from its first turn
+    on (when the time and whose turn it is are known again) it is the whole fight's log's
+    end, event for event (the party a label names before the cut is not known)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    rb = rulecraft.load("ringing_steel")
+    a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
+    depths = set()
+    for seed in (0, 1):  # cut inside a blow, and between two
+        whole = rb.fight([a, b], seed=seed, policy="competent").events
+        cut = rb.fight([a, b], seed=seed, policy="competent",
+                       limits=rulecraft.Limits(trace_entries=400))
+        note, *events = cut.events
+        assert note["kind"] == "dropped" and note["value"] == cut.result.dropped[0] > 0
+        depths.add(cut.result.dropped[1])
+        tail = events[next(i for i, e in enumerate(events) if e["kind"] == "turn"):]
+        assert [{k: v for k, v in e.items() if k != "party"} for e in tail] == \
+            [{k: v for k, v in e.items() if k != "party"} for e in whole[-len(tail):]]
+    assert depths == {0, 1}
+
+
 def test_a_calls_dice_are_named_by_the_dice_rolled() -> None:
     """"a fight's log: each call with its dice and outcome" (issue 19's summaries, `fight
     --json`): the dice of `roll attack_roll = d20` are `d20`, not the first letter of the
