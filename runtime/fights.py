@@ -16,6 +16,7 @@ import attrs
 from .clock_calls import EVENT_KINDS, event_line
 from .collector import collector_paused
 from .combatants import Combatant
+from .encounters import About
 from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
@@ -302,9 +303,13 @@ def _events(result: Result) -> list[dict[str, Any]]:
         name, value, span = step[1], step[2], step[3]
         detail = step[4] if len(step) == 5 else ""
         party = None
-        if kind in _WRITTEN_OUT or type(detail) is tuple:
+        if kind in _WRITTEN_OUT:  # a target or dice
             name, value, span, detail = _entry_parts(*step)[1:5]
-        if type(detail) is not str:  # an `About` names its party
+            party = getattr(detail, "party", None)
+        elif type(detail) is tuple:  # (text, party): an `About`, as `_entry_parts` makes it
+            party = detail[1]
+            detail = About(*detail)
+        elif type(detail) is not str:
             party = getattr(detail, "party", None)
         if party is None and kind in _LABELLED:  # else the encounter's label for a fighter
             party = parties.get(name)
