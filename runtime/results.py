@@ -186,6 +186,17 @@ def who(combatant: Combatant) -> str:
 
 def jsonable(value: Any) -> Any:
     """A value as plain JSON data: numbers, text, lists and objects (CLI --json, as_json)."""
+    kind = type(value)
+    # The plain values most of a fight's log holds, before the general path's checks (a
+    # Mapping's is an abstract class's, slow): the same answers, `to_public`'s included.
+    if kind is str or kind is bool or kind is float or value is None:
+        return value
+    if kind is int:
+        return to_public(value)  # within the digits a result may have
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is tuple or kind is list:
+        return [jsonable(v) for v in value]
     value = to_public(value)
     if isinstance(value, (Outcome,)):
         return value.as_json()

@@ -210,3 +210,22 @@ def test_a_run_pauses_the_cycle_collector_and_hands_it_back() -> None:
     finally:
         gc.unfreeze()
     assert again.outcome == first.outcome and len(again.trace) == len(first.trace)
+
+
+def test_a_value_as_json_is_the_same_by_the_quick_path() -> None:
+    """`fight --json` writes every value of a fight's log (`jsonable`): plain text, numbers,
+    lists and maps go by a quick path, with the answers of the general one — a number as
+    `to_public` gives it (whole, or refused past the digits a result may have), an outcome
+    and a hex inside a list or map written as on their own."""
+    from rulecraft.runtime.errors import NoAnswer
+    from rulecraft.runtime.results import Outcome, jsonable
+    from rulecraft.runtime.space import Hex
+
+    made = jsonable({"a": (Decimal("1.5"), Decimal("2")), 3: [True, None, "x", 0.25],
+                     "o": [Outcome("hit", {"d": Decimal("2")})], "at": {"h": Hex(2, -1)}})
+    assert made == {"a": [1.5, 2], "3": [True, None, "x", 0.25],
+                    "o": [{"name": "hit", "values": {"d": 2}}], "at": {"h": [2, -1]}}
+    assert type(made["a"][1]) is int
+    for too_long in (10 ** 1001, [10 ** 1001], {"k": (10 ** 1001,)}):
+        with pytest.raises(NoAnswer):
+            jsonable(too_long)
