@@ -22,7 +22,7 @@ from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_ar
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
 from .results import Result, _entry_parts, dropped_parts, jsonable, who
-from .values import display
+from .values import display, to_public
 
 if TYPE_CHECKING:
     from .rulebook import Rulebook
@@ -441,7 +441,9 @@ def _call(event: dict[str, Any]) -> str:
     outcome = event["value"]
     dice = ", ".join(f"{d['name']} {display(d['value'])}" for d in event["dice"])
     rolled = {d["name"] for d in event["dice"]}
-    values = ", ".join(f"{k} {display(v)}" for k, v in outcome.items()
+    # Its values as `outcome.items()` gives them, read from the outcome's own (a Mapping's
+    # items look each up again).
+    values = ", ".join(f"{k} {display(to_public(v))}" for k, v in outcome._values.items()
                        if v is not None and k not in rolled)
     return (f"{event['name']} = {event['procedure']}: {outcome.name}"
             + (f" | dice: {dice}" if dice else "") + (f" | {values}" if values else ""))
