@@ -278,8 +278,9 @@ def _events(result: Result) -> list[dict[str, Any]]:
                     call["dice"].append({"name": step[1], "value": step[2],
                                          "dice": _dice_rolled(step[4])})
                 continue
-            if kind in _TIMED:
-                now, turn = _time(_text(step[4]).split()[1]), step[2] if kind == "turn" else None
+            if kind in _TIMED:  # a turn taken inside a call: the time, and whose turn
+                now = _time(_text(step[4]).split()[1])
+                turn = step[2] if kind == "turn" else None
                 continue
             if kind not in _SHOWN_FROM_CALLED and not (kind == "choose" and
                                                        _referees(step[4])):
