@@ -144,11 +144,10 @@ class Fight:
         return self.name(fighter) if isinstance(fighter, Combatant) else ""
 
     def as_json(self) -> dict[str, Any]:
-        def named(value: Any) -> Any:
-            return self.name(value) if isinstance(value, Combatant) else jsonable(value)
+        name = self.name  # a fighter in an event by his name, any other value as JSON
         return {"outcome": self.result.outcome.as_json(), "clock": self.clock,
-                "events": [{k: named(v) for k, v in e.items() if k != "until"}
-                           for e in self.events],
+                "events": [{k: name(v) if isinstance(v, Combatant) else jsonable(v)
+                            for k, v in e.items() if k != "until"} for e in self.events],
                 "standing": [self.name(f) for f in self.standing()],
                 "sides": {side: [self.name(f) for f in members] for side, members in self.sides},
                 "winner": self.winner(),

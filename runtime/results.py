@@ -189,8 +189,8 @@ def jsonable(value: Any) -> Any:
     kind = type(value)
     # The plain values most of a fight's log holds, before the general path's checks (a
     # Mapping's is an abstract class's, slow): the same answers, `to_public`'s included.
-    if kind is str or kind is bool or kind is float or value is None:
-        return value
+    if kind is str or kind is bool or kind is float or value is None or kind is About:
+        return value  # (a detail naming its party is its text)
     if kind is int:
         return to_public(value)  # within the digits a result may have
     if kind is dict:

@@ -217,6 +217,7 @@ def test_a_value_as_json_is_the_same_by_the_quick_path() -> None:
     lists and maps go by a quick path, with the answers of the general one — a number as
     `to_public` gives it (whole, or refused past the digits a result may have), an outcome
     and a hex inside a list or map written as on their own."""
+    from rulecraft.runtime.encounters import About
     from rulecraft.runtime.errors import NoAnswer
     from rulecraft.runtime.results import Outcome, jsonable
     from rulecraft.runtime.space import Hex
@@ -226,6 +227,7 @@ def test_a_value_as_json_is_the_same_by_the_quick_path() -> None:
     assert made == {"a": [1.5, 2], "3": [True, None, "x", 0.25],
                     "o": [{"name": "hit", "values": {"d": 2}}], "at": {"h": [2, -1]}}
     assert type(made["a"][1]) is int
+    assert jsonable([About("now at 14", None)]) == ["now at 14"]  # a detail naming its party
     for too_long in (10 ** 1001, [10 ** 1001], {"k": (10 ** 1001,)}):
         with pytest.raises(NoAnswer):
             jsonable(too_long)
