@@ -300,17 +300,19 @@ def _events(result: Result) -> list[dict[str, Any]]:
                 call["value"], call["procedure"], call = step[2], call["value"], None
                 continue
         # A step the log shows, written out as its trace entry is (`_entry_parts`).
-        name, value, span = step[1], step[2], step[3]
-        detail = step[4] if len(step) == 5 else ""
-        party = None
         if kind in _WRITTEN_OUT:  # a target or dice
-            name, value, span, detail = _entry_parts(*step)[1:5]
+            _, name, value, span, detail, _ = _entry_parts(*step)
             party = getattr(detail, "party", None)
-        elif type(detail) is tuple:  # (text, party): an `About`, as `_entry_parts` makes it
-            party = detail[1]
-            detail = About(*detail)
-        elif type(detail) is not str:
-            party = getattr(detail, "party", None)
+        elif len(step) == 4:  # no detail: a value, a loop's item, a call, a return
+            _, name, value, span = step
+            detail, party = "", None
+        else:
+            _, name, value, span, detail = step
+            if type(detail) is tuple:  # (text, party): an `About`, as `_entry_parts` makes it
+                party = detail[1]
+                detail = About(*detail)
+            else:
+                party = None if type(detail) is str else getattr(detail, "party", None)
         if party is None and kind in _LABELLED:  # else the encounter's label for a fighter
             party = parties.get(name)
         event = {"time": now, "who": turn, "kind": kind, "name": name, "value": value,
