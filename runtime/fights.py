@@ -8,7 +8,7 @@ fighters and writes the log.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -16,12 +16,13 @@ import attrs
 from .clock_calls import EVENT_KINDS, event_line
 from .collector import collector_paused
 from .combatants import Combatant
+from .encounters import About
 from .errors import RangeError
 from .fight_sides import Sides, by_sides, many_a_side, one_to_each_side, side_arguments, sides_of, winner
 from .limits import DEFAULT_LIMITS, Limits
 from .procedures import Procedure, RunOptions
-from .results import Result, _entry_parts, jsonable, who
-from .values import display
+from .results import Result, _entry_parts, dropped_parts, jsonable, who
+from .values import display, to_public
 
 if TYPE_CHECKING:
     from .rulebook import Rulebook
@@ -143,11 +144,10 @@ class Fight:
         return self.name(fighter) if isinstance(fighter, Combatant) else ""
 
     def as_json(self) -> dict[str, Any]:
-        def named(value: Any) -> Any:
-            return self.name(value) if isinstance(value, Combatant) else jsonable(value)
+        name = self.name  # a fighter in an event by his name, any other value as JSON
         return {"outcome": self.result.outcome.as_json(), "clock": self.clock,
-                "events": [{k: named(v) for k, v in e.items() if k != "until"}
-                           for e in self.events],
+                "events": [{k: name(v) if isinstance(v, Combatant) else jsonable(v)
+                            for k, v in e.items() if k != "until"} for e in self.events],
                 "standing": [self.name(f) for f in self.standing()],
                 "sides": {side: [self.name(f) for f in members] for side, members in self.sides},
                 "winner": self.winner(),
@@ -247,44 +247,84 @@ def _arguments(encounter: Procedure, fighters: list[Combatant]) -> dict[str, Any
 def _events(result: Result) -> list[dict[str, Any]]:
     """The encounter's own steps, the calls it makes with their dice and outcome, and every
     effect on time (a delay made inside a called blow too); each with the time, the party
-    whose turn it is (`who`) and the party it concerns (`party`). Read from the steps' parts
-    (`_log_steps`): no trace entry is made for a fight's log."""
+    whose turn it is (`who`) and the party it concerns (`party`). Read from the run's steps,
+    not its trace: a fight is thousands of steps, most of them branches or inside calls, which
+    the log does not show, and only a step it shows is written out (`_entry_parts`)."""
     now: Any = 0
     events: list[dict[str, Any]] = []
     append = events.append
     parties: dict[str, Any] = {}  # the encounter's names for fighters, as they stand now
     turn: Any = None
     call: dict[str, Any] | None = None
-    for kind, name, value, span, detail, depth in _log_steps(result):
-        if kind in _TIMED:  # detail: "at 12 tenths"
-            now = _time(detail.split()[1])
-            turn = value if kind == "turn" else None
-        rounds = kind == "let" and name == "round" and depth == 0 and \
-            turn is None and isinstance(value, int)
-        if rounds:
-            now = value  # a clock of rounds: its time is the round (`let round = 2`)
-        if depth == 0 and isinstance(value, Combatant):
-            parties[name] = value
-        if call is not None and depth and kind == "roll":  # the call's dice
-            call["dice"].append({"name": name, "value": value, "dice": _dice_rolled(detail)})
-        # What a called procedure does to the fight shows as the encounter's own steps do: its
-        # effects on time, the conditions it gives and ends, the referee's calls.
-        if kind == "branch" or (depth and kind not in _SHOWN_FROM_CALLED and
-                                not _referees(kind, detail)):
+    dropped, depth = result.dropped  # a trace cut short starts that many calls deep
+    if dropped:  # and says first what it did not keep, as `Result.trace` does
+        kind, name, value, _, detail = dropped_parts(dropped)
+        append({"time": now, "who": turn, "kind": kind, "name": name, "value": value,
+                "detail": detail, "line": None, "party": None})
+    for step in result._steps:
+        kind = step[0]
+        if kind == "return":
+            depth -= 1
+        rounds = False
+        if depth:  # inside a call: its dice, the time it reaches, and what it does to the fight
+            if kind not in _READ_IN_CALLS:  # most of a call: its values, branches, outcome
+                continue
+            if kind == "call":
+                depth += 1
+                continue
+            if kind == "roll":
+                if call is not None:
+                    call["dice"].append({"name": step[1], "value": step[2],
+                                         "dice": _dice_rolled(step[4])})
+                continue
+            if kind in _TIMED:  # a turn taken inside a call: the time, and whose turn
+                now = _time(_text(step[4]).split()[1])
+                turn = step[2] if kind == "turn" else None
+                continue
+            if kind not in _SHOWN_FROM_CALLED and not (kind == "choose" and
+                                                       _referees(step[4])):
+                continue
+        elif kind == "branch":
             continue
+        else:  # the encounter's own step
+            if kind in _TIMED:  # detail: "at 12 tenths"
+                now = _time(_text(step[4]).split()[1])
+                turn = step[2] if kind == "turn" else None
+            elif kind == "let" and step[1] == "round" and turn is None and \
+                    isinstance(step[2], int):
+                now = step[2]  # a clock of rounds: its time is the round (`let round = 2`)
+                rounds = True
+            if isinstance(step[2], Combatant):
+                parties[step[1]] = step[2]
+            if kind == "return" and call is not None:  # the call's outcome, in its event
+                call["value"], call["procedure"], call = step[2], call["value"], None
+                continue
+        # A step the log shows, written out as its trace entry is (`_entry_parts`).
+        if kind in _WRITTEN_OUT:  # a target or dice
+            _, name, value, span, detail, _ = _entry_parts(*step)
+            party = getattr(detail, "party", None)
+        elif len(step) == 4:  # no detail: a value, a loop's item, a call, a return
+            _, name, value, span = step
+            detail, party = "", None
+        else:
+            _, name, value, span, detail = step
+            if type(detail) is tuple:  # (text, party): an `About`, as `_entry_parts` makes it
+                party = detail[1]
+                detail = About(*detail)
+            else:
+                party = None if type(detail) is str else getattr(detail, "party", None)
+        if party is None and kind in _LABELLED:  # else the encounter's label for a fighter
+            party = parties.get(name)
         event = {"time": now, "who": turn, "kind": kind, "name": name, "value": value,
-                 "detail": detail, "line": span.line if span else None,
-                 "party": _party(kind, name, detail, parties)}
+                 "detail": detail, "line": span.line if span else None, "party": party}
         if kind == "give":
             event["until"] = _until(detail)
-        if rounds:
+        elif rounds:
             event["round"] = True  # a pass of the clock, as a turn is
-        if kind == "call":
+        elif kind == "call":
+            depth += 1
             call = event
             event["dice"] = []
-        elif kind == "return" and call is not None:
-            call["value"], call["procedure"], call = value, call["value"], None
-            continue
         append(event)
     return events
 
@@ -293,36 +333,9 @@ _TIMED = frozenset(("turn", "tick", "event"))  # their detail says the time: "at
 # What a called procedure does that the log shows as the encounter's own steps.
 _SHOWN_FROM_CALLED = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
                                 "trigger", "change"))
-# What a called procedure does that the log shows, as the encounter's own steps are shown.
-_SHOWN_FROM_CALLS = frozenset(("delay", "lengthen", "ruling", "give", "end", "after", "cancel",
-                               "trigger", "change", "turn", "tick", "event", "roll"))
-
-
+# What `_events` reads of a call's steps: the calls within, the dice, the time, what it shows.
+_READ_IN_CALLS = _SHOWN_FROM_CALLED | _TIMED | {"call", "roll", "choose"}
 _WRITTEN_OUT = frozenset(("change", "roll"))  # a target or dice `_entry_parts` writes out
-
-
-def _log_steps(result: Result) -> Iterator[tuple[Any, ...]]:
-    """The parts (kind, name, value, span, detail, depth) of the trace entries `_events`
-    reads, made from the run's steps: a fight's trace is thousands of steps, most of them
-    inside calls or branches the log does not show, and only those it does are read (all of
-    them, from `Result.trace`, when the trace was cut short or has been read already)."""
-    if result._trace is not None or result.dropped[0]:
-        for e in result.trace:
-            yield e.kind, e.name, e.value, e.span, e.detail, e.depth
-        return
-    depth = 0
-    for step in result._steps:
-        kind = step[0]
-        if kind == "return":
-            depth -= 1
-        if kind != "branch" and (not depth or kind in _SHOWN_FROM_CALLS or (
-                kind == "choose" and str(step[4]).startswith("by referee"))):
-            if kind in _WRITTEN_OUT or (len(step) == 5 and type(step[4]) is tuple):
-                yield _entry_parts(*step, depth=depth)
-            else:  # most steps are their own parts already (`let`, `choose`, `turn`, …)
-                yield step + (depth,) if len(step) == 5 else step + ("", depth)
-        if kind == "call":
-            depth += 1
 
 
 def _dice_rolled(detail: Any) -> str:
@@ -334,17 +347,15 @@ def _dice_rolled(detail: Any) -> str:
     return "" if text == "no dice" else text.partition(": ")[0]
 
 
-def _referees(kind: str, detail: Any) -> bool:
-    """A decision of the referee's, which the log shows from whatever call makes it."""
-    return kind == "choose" and str(detail).startswith("by referee")
+def _referees(detail: Any) -> bool:
+    """A choice's detail naming the referee, whose decision the log shows from whatever call
+    makes it."""
+    return str(detail).startswith("by referee")
 
 
-def _party(kind: str, name: str, detail: Any, parties: dict[str, Any]) -> Any:
-    """The combatant a step concerns: named in its detail, else by the encounter's label."""
-    found = getattr(detail, "party", None)
-    if found is not None or kind not in _LABELLED:
-        return found
-    return parties.get(name)
+def _text(detail: Any) -> Any:
+    """A step's detail as its trace entry reads: the text of a (text, party) pair."""
+    return detail[0] if type(detail) is tuple else detail
 
 
 _LABELLED = frozenset(("give", "end", "act", "delay", "lengthen", "stop", "wait", "ready", "aim"))
@@ -432,7 +443,9 @@ def _call(event: dict[str, Any]) -> str:
     outcome = event["value"]
     dice = ", ".join(f"{d['name']} {display(d['value'])}" for d in event["dice"])
     rolled = {d["name"] for d in event["dice"]}
-    values = ", ".join(f"{k} {display(v)}" for k, v in outcome.items()
+    # Its values as `outcome.items()` gives them, read from the outcome's own (a Mapping's
+    # items look each up again).
+    values = ", ".join(f"{k} {display(to_public(v))}" for k, v in outcome._values.items()
                        if v is not None and k not in rolled)
     return (f"{event['name']} = {event['procedure']}: {outcome.name}"
             + (f" | dice: {dice}" if dice else "") + (f" | {values}" if values else ""))

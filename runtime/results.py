@@ -127,8 +127,7 @@ class Result:
             entries: list[TraceEntry] = []
             depth = self.dropped[1]
             if self.dropped[0]:
-                entries.append(TraceEntry("dropped", "earlier steps", self.dropped[0], None,
-                                          "not kept: limit trace_entries"))
+                entries.append(TraceEntry(*dropped_parts(self.dropped[0])))
             for step in self._steps:
                 if step[0] == "return":
                     depth -= 1
@@ -152,6 +151,11 @@ class Result:
             "combatants": {k: jsonable(c.as_dict()) for k, c in self.combatants.items()},
             "trace": [e.as_json() for e in self.trace],
         }
+
+
+def dropped_parts(count: int) -> tuple[str, str, int, None, str]:
+    """The first step of a trace cut short: how many of the oldest were not kept."""
+    return "dropped", "earlier steps", count, None, "not kept: limit trace_entries"
 
 
 def _entry(kind: str, name: str, value: Any, span: Span | None, detail: Any = "",
@@ -182,6 +186,17 @@ def who(combatant: Combatant) -> str:
 
 def jsonable(value: Any) -> Any:
     """A value as plain JSON data: numbers, text, lists and objects (CLI --json, as_json)."""
+    kind = type(value)
+    # The plain values most of a fight's log holds, before the general path's checks (a
+    # Mapping's is an abstract class's, slow): the same answers, `to_public`'s included.
+    if kind is str or kind is bool or kind is float or value is None or kind is About:
+        return value  # (a detail naming its party is its text)
+    if kind is int:
+        return to_public(value)  # within the digits a result may have
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is tuple or kind is list:
+        return [jsonable(v) for v in value]
     value = to_public(value)
     if isinstance(value, (Outcome,)):
         return value.as_json()

@@ -96,6 +96,30 @@ def test_a_fights_log_is_the_same_read_from_its_steps_or_its_trace() -> None:
         assert any(e["kind"] == "call" and e["dice"] for e in quick)
 
 
+def test_a_fights_log_cut_short_ends_as_the_whole_fights_log_ends() -> None:
+    """"the trace keeps its newest entries ... and says how many it dropped" (issue 21), and a
+    fight's log is read from the steps kept: it opens with that note, and from its first turn
+    on (when the time and whose turn it is are known again) it is the whole fight's log's
+    end, event for event (the party a label names before the cut is not known)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_fights import SPEARMAN, SWORDSMAN
+
+    rb = rulecraft.load("ringing_steel")
+    a, b = rb.combatant(**SWORDSMAN), rb.combatant(**SPEARMAN)
+    depths = set()
+    for seed in (0, 1):  # cut inside a blow, and between two
+        whole = rb.fight([a, b], seed=seed, policy="competent").events
+        cut = rb.fight([a, b], seed=seed, policy="competent",
+                       limits=rulecraft.Limits(trace_entries=400))
+        note, *events = cut.events
+        assert note["kind"] == "dropped" and note["value"] == cut.result.dropped[0] > 0
+        depths.add(cut.result.dropped[1])
+        tail = events[next(i for i, e in enumerate(events) if e["kind"] == "turn"):]
+        assert [{k: v for k, v in e.items() if k != "party"} for e in tail] == \
+            [{k: v for k, v in e.items() if k != "party"} for e in whole[-len(tail):]]
+    assert depths == {0, 1}
+
+
 def test_a_calls_dice_are_named_by_the_dice_rolled() -> None:
     """"a fight's log: each call with its dice and outcome" (issue 19's summaries, `fight
     --json`): the dice of `roll attack_roll = d20` are `d20`, not the first letter of the
@@ -186,3 +210,24 @@ def test_a_run_pauses_the_cycle_collector_and_hands_it_back() -> None:
     finally:
         gc.unfreeze()
     assert again.outcome == first.outcome and len(again.trace) == len(first.trace)
+
+
+def test_a_value_as_json_is_the_same_by_the_quick_path() -> None:
+    """`fight --json` writes every value of a fight's log (`jsonable`): plain text, numbers,
+    lists and maps go by a quick path, with the answers of the general one — a number as
+    `to_public` gives it (whole, or refused past the digits a result may have), an outcome
+    and a hex inside a list or map written as on their own."""
+    from rulecraft.runtime.encounters import About
+    from rulecraft.runtime.errors import NoAnswer
+    from rulecraft.runtime.results import Outcome, jsonable
+    from rulecraft.runtime.space import Hex
+
+    made = jsonable({"a": (Decimal("1.5"), Decimal("2")), 3: [True, None, "x", 0.25],
+                     "o": [Outcome("hit", {"d": Decimal("2")})], "at": {"h": Hex(2, -1)}})
+    assert made == {"a": [1.5, 2], "3": [True, None, "x", 0.25],
+                    "o": [{"name": "hit", "values": {"d": 2}}], "at": {"h": [2, -1]}}
+    assert type(made["a"][1]) is int
+    assert jsonable([About("now at 14", None)]) == ["now at 14"]  # a detail naming its party
+    for too_long in (10 ** 1001, [10 ** 1001], {"k": (10 ** 1001,)}):
+        with pytest.raises(NoAnswer):
+            jsonable(too_long)
