@@ -543,7 +543,10 @@ def fight_(rulebook: str, fighters: tuple[str, ...], encounter: str | None,
     except KeyboardInterrupt:  # Ctrl-C: the workers are gone already
         click.echo("rulecraft: fight interrupted", err=True)
         sys.exit(130)
-    _emit(done.as_json(), as_json, done.log())
+    if as_json:  # one of the two, as a long fight's log and its JSON each take a while
+        _emit(done.as_json(), True, "")
+    else:
+        click.echo(done.log())
 
 
 @cli.command("diff")

@@ -262,6 +262,11 @@ def sqrt(x: Number) -> Number:
 
 def display(value: Any) -> str:
     """How a value is written on a sheet or in a trace: as the book prints it."""
+    kind = type(value)
+    if kind is str:  # most of a fight's log: names and whole numbers, written as they are
+        return value
+    if kind is int:
+        return str(value)
     if value is None:
         return ""
     if type(value) is Decimal:
