@@ -131,16 +131,21 @@ def _ended(started: dict[Any, Any], finished: bool) -> None:
 
 @contextlib.contextmanager
 def _no_interrupts() -> Iterator[None]:
-    """Ctrl-C ignored while workers start, so that none is interrupted before it ignores it
-    itself (a worker's traceback would reach the caller's terminal)."""
+    """Ctrl-C held back while workers start, so that none is interrupted before it ignores it
+    itself (a worker's traceback would reach the caller's terminal), then acted on: pressed
+    meanwhile, it interrupts once they have started (and are then stopped), instead of being
+    lost while the fights go on."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pressed: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _work(play: Callable[[Any, Any, Any], Any], job: Any, conn: Any, parent: int) -> None:

@@ -381,3 +381,23 @@ def test_diff_spends_one_budget_over_all_its_procedures(monkeypatch):
     changes = diff_module.diff(old, new)
     whole = [c.name for c in changes if c.details[0].startswith("steps that differ")]
     assert len(changes) == 6 and whole == ["p2", "p3", "p4", "p5"], changes
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself")
+def test_ctrl_c_while_workers_start_is_held_back_not_lost():
+    """Workers start with Ctrl-C held back (a worker interrupted before it ignores Ctrl-C would
+    print a traceback); one pressed meanwhile interrupts as soon as they have started. It was
+    ignored, and the fights went on (found when the Ctrl-C test above failed once on a loaded
+    machine: its Ctrl-C came while the workers were starting)."""
+    from rulecraft.workers import _no_interrupts
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _no_interrupts():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here: held back, nothing raised yet
+            reached.append("end of the block")
+    assert reached == ["end of the block"]
+    with _no_interrupts():  # none pressed: nothing raised
+        pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
