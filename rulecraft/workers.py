@@ -135,7 +135,8 @@ def _no_interrupts() -> Iterator[None]:
     itself (a worker's traceback would reach the caller's terminal), then acted on: pressed
     meanwhile, it interrupts once they have started (and are then stopped), instead of being
     lost while the fights go on."""
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # run where Ctrl-C is ignored
         yield
         return
     pressed: list[int] = []

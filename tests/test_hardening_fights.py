@@ -254,10 +254,13 @@ def _alive(pid: int) -> bool:
 def many_fights():
     """`rulecraft fight ... --runs 100000 --workers 2` with its output piped, once its two
     workers have started; it and everything it started are killed when the test ends."""
+    # Ctrl-C as a terminal's foreground command has it, whatever this suite was started from
+    # (a command started in the background of a script inherits Ctrl-C ignored, and keeps it).
     child = subprocess.Popen([sys.executable, "-c", "from rulecraft.cli import main; main()",
                               *FIGHT, "--runs", "100000", "--workers", "2", "--seed", "1"],
                              cwd=PROJECT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, start_new_session=True)
+                             stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60  # a hang guard, not a timing
         while len(workers := _children(child.pid)) < 2 and time.monotonic() < deadline:
@@ -387,17 +390,26 @@ def test_diff_spends_one_budget_over_all_its_procedures(monkeypatch):
 def test_ctrl_c_while_workers_start_is_held_back_not_lost():
     """Workers start with Ctrl-C held back (a worker interrupted before it ignores Ctrl-C would
     print a traceback); one pressed meanwhile interrupts as soon as they have started. It was
-    ignored, and the fights went on (found when the Ctrl-C test above failed once on a loaded
-    machine: its Ctrl-C came while the workers were starting)."""
+    ignored, and the fights went on. Where Ctrl-C is ignored already (a command started in the
+    background), it stays ignored."""
     from rulecraft.workers import _no_interrupts
 
-    reached = []
-    with pytest.raises(KeyboardInterrupt):
-        with _no_interrupts():
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        reached = []
+        with pytest.raises(KeyboardInterrupt):
+            with _no_interrupts():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler runs here: held back, nothing raised yet
+                reached.append("end of the block")
+        assert reached == ["end of the block"]
+        with _no_interrupts():  # none pressed: nothing raised
+            pass
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with _no_interrupts():  # ignored before: ignored still
             os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the handler runs here: held back, nothing raised yet
-            reached.append("end of the block")
-    assert reached == ["end of the block"]
-    with _no_interrupts():  # none pressed: nothing raised
-        pass
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+            time.sleep(0.05)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
