@@ -19,7 +19,9 @@ Same dice source and order as the engine (`random.Random(seed)`, as `rulecraft.S
 `tests/test_bench_fights.py` checks fight by fight that the two agree. Like the engine's
 `--runs`, it keeps no trace: it works out what the summary needs (who stands, how long, each
 fighter's fatigue and injuries), with the fighters' figures remembered per state
-(`hand_steel.figures`, as the engine's `derive` memo does).
+(`hand_steel.figures`, as the engine's `derive` memo does) and what a sheet alone decides (the
+skills and their floors) worked out once per sheet, as the engine never works a skill out again
+on a change of fatigue or injuries.
 """
 
 from __future__ import annotations

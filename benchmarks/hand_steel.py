@@ -6,7 +6,8 @@ in the same order from the same kind of source (`random.Random`'s `randint`, as
 `tests/test_benchmarks.py` checks for thousands of seeds:
 
 - `careful_melee`: the same work as the engine — a fighter's figures worked out exactly
-  (`Decimal` for the one-decimal figures), remembered per state as the engine remembers them,
+  (`Decimal` for the one-decimal figures), remembered per state as the engine remembers them
+  (what the sheet alone decides, once per sheet: the engine never works a skill out again),
   the arguments checked, a trace of each roll and value, the fighters' new states returned;
 - `plain_melee`: what a programmer in a hurry would write — whole numbers only, figures looked
   up in the same memo, no checks, no trace. The floor under any engine.
@@ -75,41 +76,59 @@ def skill(dexterity: int, training: int, armour: str) -> Decimal:
 
 
 _FIGURES: dict[Any, dict[str, Any]] = {}  # a fighter's figures, remembered per state
+_SHEET: dict[int, tuple[Any, ...]] = {}  # what a fighter's figures owe to his sheet alone
 
 
-def figures(sheet: dict[str, Any], fatigue: int = 0,
-            injuries: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> dict[str, Any]:
-    """A fighter's figures in a state (fatigue, injuries by area), worked out once per state,
-    as the engine's `derive` memo does."""
-    key = (id(sheet), fatigue, injuries)
-    found = _FIGURES.get(key)
+def _from_sheet(sheet: dict[str, Any]) -> tuple[Any, ...]:
+    """The figures a fighter's sheet alone decides (skills, their floors, the fatigue limit),
+    worked out once per sheet: the engine works out a derived figure again only when a field it
+    reads changed (`CombatantModel._rederive`), and no change of fatigue or injuries reaches a
+    skill."""
+    found = _SHEET.get(id(sheet))
     if found is not None:
         return found
     w, a = WEAPONS[sheet["weapon"]], ARMOUR[sheet["armour"]]
     sk = skill(sheet["dexterity"], sheet["training"][sheet["weapon"]], sheet["armour"])
     best = max(skill(sheet["dexterity"], t, sheet["armour"]) for t in sheet["training"].values())
-    limit = sheet["strength"] + sheet["constitution"] + 6
-    over = fatigue - limit // 2 if fatigue * 2 > limit else 0
-    hurt = [EFFECTS[i] for _, items in injuries for i in items]
-    attack = -(-over // 3) - sum(h[0] for h in hurt)
-    defence = -(-over // 3) - sum(h[1] for h in hurt)
-    slow = -(-over // 2) + sum(h[2] for h in hurt)
     strength = sheet["strength"]
     if w[1] in ("Long", "Medium+Long"):
         strength = int((Decimal(strength) * Decimal("1.5")).to_integral_value(ROUND_HALF_DOWN))
     shield = skill(sheet["dexterity"], sheet["training"]["Shield"], sheet["armour"]) \
         if sheet.get("shield") else None
     guard = WEAPONS["Shield"]
+    found = _SHEET[id(sheet)] = (
+        sk, sheet["strength"] + sheet["constitution"] + 6,  # the fatigue limit
+        None if shield is None else _floor(shield * guard[4] + 12),
+        None if shield is None else _floor(shield * guard[5] + 16),
+        _floor(sk * w[2]), _floor(sk * w[4] + 12), _floor(sk * w[5] + 16), strength + w[3],
+        max(1, _floor(20 - sk + a[2] + w[6])), a[0], a[1], _floor(best * 2 + 16),
+        _floor(best + 8))
+    return found
+
+
+def figures(sheet: dict[str, Any], fatigue: int = 0,
+            injuries: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> dict[str, Any]:
+    """A fighter's figures in a state (fatigue, injuries by area), worked out once per state,
+    as the engine's `derive` memo does, from what his sheet alone decides (`_from_sheet`)."""
+    key = (id(sheet), fatigue, injuries)
+    found = _FIGURES.get(key)
+    if found is not None:
+        return found
+    (sk, limit, shield_stab, shield_cut, anti_parry, parry_stab, parry_cut, blow, speed, walk,
+     run, active, passive) = _from_sheet(sheet)
+    over = fatigue - limit // 2 if fatigue * 2 > limit else 0
+    hurt = [EFFECTS[i] for _, items in injuries for i in items]
+    attack = -(-over // 3) - sum(h[0] for h in hurt)
+    defence = -(-over // 3) - sum(h[1] for h in hurt)
+    slow = -(-over // 2) + sum(h[2] for h in hurt)
     found = dict(sheet, fatigue=fatigue, injuries=injuries, skill=sk,
                  shield=bool(sheet.get("shield")),
-                 shield_parry_stab=0 if shield is None else _floor(shield * guard[4] + 12) - defence,
-                 shield_parry_cut=0 if shield is None else _floor(shield * guard[5] + 16) - defence,
-                 anti_parry=_floor(sk * w[2]) - attack, parry_stab=_floor(sk * w[4] + 12) - defence,
-                 parry_cut=_floor(sk * w[5] + 16) - defence, blow_strength=strength + w[3] - over,
-                 base_speed=max(1, _floor(20 - sk + a[2] + w[6])) + slow,
-                 walk=a[0] + slow, run=a[1] + slow,
-                 active_dodge_factor=_floor(best * 2 + 16) - defence,
-                 passive_dodge_factor=_floor(best + 8) - defence,
+                 shield_parry_stab=0 if shield_stab is None else shield_stab - defence,
+                 shield_parry_cut=0 if shield_cut is None else shield_cut - defence,
+                 anti_parry=anti_parry - attack, parry_stab=parry_stab - defence,
+                 parry_cut=parry_cut - defence, blow_strength=blow - over,
+                 base_speed=speed + slow, walk=walk + slow, run=run + slow,
+                 active_dodge_factor=active - defence, passive_dodge_factor=passive - defence,
                  fatigue_save_modifier=limit - fatigue if fatigue >= limit else None,
                  sheet=sheet)
     if len(_FIGURES) > 4096:

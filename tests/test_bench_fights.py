@@ -119,3 +119,24 @@ def test_competent_duels_with_active_dodges_agree_fight_by_fight(duel):
     # A fighter with the advantage passed out does not step back in: they break off (more
     # often than the `let engaged = false` each fight starts with).
     assert seen["broke off"] > 60 + 30 + 20, seen
+
+
+def test_the_hand_duel_works_a_sheet_out_once_as_the_engine_does(monkeypatch):
+    """Issue 19: "no baseline does more work than the engine". The engine works a derived
+    figure out again only when a field it reads changed, and no change of fatigue or injuries
+    reaches a skill; the hand loop's figures of a new state likewise take the skills from the
+    sheet's own, worked out once (`hand_steel._from_sheet`): a whole competent duel asks
+    `skill` only for the two sheets' first figures."""
+    import hand_competent
+    import hand_steel
+
+    asked = Counter()
+    skill = hand_steel.skill
+    monkeypatch.setattr(hand_steel, "skill", lambda *a: asked.update([a]) or skill(*a))
+    monkeypatch.setattr(hand_steel, "_SHEET", {})
+    monkeypatch.setattr(hand_steel, "_FIGURES", {})
+    for seed in range(5):
+        hand_competent.competent_duel(SWORDSMAN, SPEARMAN, seed)
+    # swordsman: sword, shield, best of his two trainings (sword again); spearman: spear,
+    # best of spear and dagger
+    assert sum(asked.values()) <= 7 and max(asked.values()) <= 2, asked
