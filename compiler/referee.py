@@ -243,4 +243,3 @@ def _written_out(options: s.Expr) -> tuple[str, ...] | None:
 
 
 __all__ = ["REFEREE", "ChoiceInfo", "RefereeSteps", "check_standing"]
-

@@ -247,7 +247,7 @@ class Downstream:
         direct = tuple(f for f in model.figures if changed in f.reads)
         moved, reads = {f.name for f in direct}, set()
         for figure in model.figures:  # in dependency order: a reader after what it reads
-            if figure.reads & moved and figure not in direct:
+            if figure.reads & moved and changed not in figure.reads:
                 moved.add(figure.name)
                 reads |= figure.reads
         names = moved - {f.name for f in direct}
@@ -362,13 +362,10 @@ class CombatantModel:
                                    f"{self.name}", self.span, self.source) from None
         state = Combatant(self, cached)
         state._key = key
-        for name in self.listy_names:  # what the key holds (`bulky`, written out)
-            held = cached[name]
-            if type(held) in _SIZED and len(held) > REMEMBERED:
-                return state
-        if len(self._cache) > 4096:
-            self._cache.clear()
-        self._cache[key] = state
+        if not any(bulky(cached[n]) for n in self.listy_names):  # what the key holds
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = state
         return state
 
     def _rederive(self, values: dict[str, Any], changed: str) -> None:
@@ -476,13 +473,10 @@ def _about(name: str, err: RangeError) -> RangeError:
 REMEMBERED = 64  # a state holding a longer list or map is not remembered as a change's result
 
 
-_SIZED = (tuple, dict)  # the values that can be `bulky`
-
-
 def bulky(value: Any) -> bool:
     """Whether a state value is too long to remember as the result of a change: each state
     remembers the next, so a run growing a list step by step would keep every size of it."""
-    return type(value) in _SIZED and len(value) > REMEMBERED
+    return type(value) in (tuple, dict) and len(value) > REMEMBERED
 
 
 class Combatant:

@@ -403,14 +403,10 @@ class RunContext:
         """The items of a `for each`, each traced as the loop's value (and costing the steps
         of the loop's body)."""
         items = tuple(items)
-        if self._ahead(cost, len(items)):  # a short loop within every bound: paid at once
-            for item in items:
-                self.values[name] = item
-                self.trace.append(("each", name, item, span))
-                yield item
-            return
+        ahead = self._ahead(cost, len(items))  # a short loop within every bound: paid at once
         for made, item in enumerate(items):
-            self._pass(span, cost, made, len(items))
+            if not ahead:
+                self._pass(span, cost, made, len(items))
             self.values[name] = item
             self.trace.append(("each", name, item, span))
             yield item

@@ -66,8 +66,7 @@ class Schedule:
 
     def act(self, span: Span, label: str, who: Any, time: Any, after: bool) -> None:
         """`act f at T` or `act f after T`: f's next turn comes at that time."""
-        if type(who) is not Combatant:
-            self._party(span, label, who)
+        self._party(span, label, who)
         when = self.now + time if after else time
         carried = self.carried.pop(id(who), 0)
         when += carried
@@ -85,8 +84,7 @@ class Schedule:
         """`delay f by T`: the action f has under way completes T later; with none under way
         (its turn is now, or its action completes at this very time: it is done), the next
         action it starts does — "added to the time for his current or newly starting action"."""
-        if type(who) is not Combatant:
-            self._party(span, label, who)
+        self._party(span, label, who)
         found = self.next_turns.get(id(who))
         if found is None or found[0] <= self.now:
             self.carried[id(who)] = self.carried.get(id(who), 0) + by
@@ -103,8 +101,7 @@ class Schedule:
     def lengthen(self, span: Span, label: str, who: Any, by: Any) -> None:
         """`lengthen f by T`: the action f has under way completes T later; with none under way,
         nothing (unlike `delay`, nothing is carried to the next action)."""
-        if type(who) is not Combatant:
-            self._party(span, label, who)
+        self._party(span, label, who)
         found = self.next_turns.get(id(who))
         if found is None or found[0] <= self.now:
             self.ctx.trace.append(("lengthen", label, by, span, ("no action under way", who)))
@@ -122,8 +119,7 @@ class Schedule:
 
     def stop(self, span: Span, label: str, who: Any) -> None:
         """`stop f`: f takes no more turns in this encounter."""
-        if type(who) is not Combatant:
-            self._party(span, label, who)
+        self._party(span, label, who)
         self.next_turns.pop(id(who), None)
         self.carried.pop(id(who), None)
         if id(who) not in self.stopped:  # stopping a party already stopped is no news

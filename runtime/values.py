@@ -6,9 +6,9 @@ import decimal
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from .errors import NoAnswer
