@@ -364,8 +364,6 @@ def study(rulebook: Rulebook, fighters: Any, runs: int, seed: int | None = None,
             take(_tally(rulebook, job, chunk))
     else:
         spread(_play, job, rulebook, chunks, workers, take)
-    from rulecraft.runtime.fights import pick_encounter
-
     return attrs.evolve(total.study(names), clock=pick_encounter(rulebook, encounter).clock or "")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from heapq import heappop, heappush
 from operator import itemgetter
 from typing import Any
@@ -245,12 +245,8 @@ class Downstream:
     @classmethod
     def of(cls, model: CombatantModel, changed: str) -> Downstream:
         direct = tuple(f for f in model.figures if changed in f.reads)
-        moved, reads = {f.name for f in direct}, set()
-        for figure in model.figures:  # in dependency order: a reader after what it reads
-            if figure.reads & moved and changed not in figure.reads:
-                moved.add(figure.name)
-                reads |= figure.reads
-        names = moved - {f.name for f in direct}
+        names = model.moved_by((changed,)) - {changed} - {f.name for f in direct}
+        reads = set().union(*(f.reads for f in model.figures if f.name in names))
         inputs = reads - names
         return cls(direct, tuple(sorted(names)), tuple(sorted(inputs)),
                    bool(inputs & set(model.listy_names)))
@@ -313,6 +309,15 @@ class CombatantModel:
         if self._states is None:
             self._states = tuple(f.name for f in self.fields if f.role == "state")
         return self._states
+
+    def moved_by(self, fields: Iterable[str]) -> set[str]:
+        """`fields` and every derived figure downstream of them: what a change of them may
+        move (the figures are in dependency order, a reader after what it reads)."""
+        moved = set(fields)
+        for figure in self.figures:
+            if figure.reads & moved:
+                moved.add(figure.name)
+        return moved
 
     @property
     def listy_names(self) -> tuple[str, ...]:

@@ -149,11 +149,7 @@ def _closure(party: Combatant, changeable: frozenset[str], memo: dict[int, froze
     model = party.model
     found = memo.get(id(model))
     if found is None:
-        moved = set(changeable)
-        for figure in model.figures:
-            if figure.reads & moved:
-                moved.add(figure.name)
-        found = memo[id(model)] = frozenset(moved)
+        found = memo[id(model)] = frozenset(model.moved_by(changeable))
     return found
 
 

@@ -269,9 +269,9 @@ def display(value: Any) -> str:
         return str(value)
     if value is None:
         return ""
-    if type(value) is Decimal:
+    if kind is Decimal:
         return format(value.normalize(), "f") if value != value.to_integral_value() else str(int(value))
-    if type(value) is bool:
+    if kind is bool:
         return "yes" if value else "no"
     if isinstance(value, (tuple, list)):
         return ", ".join(display(v) for v in value) or "nothing"
